@@ -1,0 +1,26 @@
+"""Root of the `apexmem` CLI."""
+
+from __future__ import annotations
+
+import os
+
+# LiteLLM fetches a model cost map from the network at import unless told not to.
+os.environ.setdefault("LITELLM_LOCAL_MODEL_COST_MAP", "True")
+
+import typer  # noqa: E402
+
+from apexmem_neo.cli.doctor import doctor  # noqa: E402
+from apexmem_neo.cli.services import services_app  # noqa: E402
+
+app = typer.Typer(
+    name="apexmem",
+    help="Append-only temporal memory for LLM agents (APEX-MEM on Neo4j and SQLite).",
+    no_args_is_help=True,
+    pretty_exceptions_enable=False,
+)
+app.add_typer(services_app, name="services")
+app.command("doctor")(doctor)
+
+
+def main() -> None:
+    app()

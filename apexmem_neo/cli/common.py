@@ -1,0 +1,23 @@
+"""Helpers shared by CLI command groups: the console, settings, and error exits."""
+
+from __future__ import annotations
+
+from typing import NoReturn
+
+import typer
+from rich.console import Console
+
+from apexmem_neo.settings import Settings
+
+console = Console()
+err_console = Console(stderr=True)
+
+
+def load_settings() -> Settings:
+    return Settings()
+
+
+def fail(message: str, code: int = 1) -> NoReturn:
+    """Print a one-line error in red and exit non-zero."""
+    err_console.print(f"[bold red]error:[/] {message}", highlight=False, soft_wrap=True)
+    raise typer.Exit(code)

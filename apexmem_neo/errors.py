@@ -1,0 +1,36 @@
+"""Exception hierarchy. Every error says what went wrong and, where there is one, where to look."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+
+class ApexMemError(Exception):
+    """Base class of every error this package raises on purpose."""
+
+
+class ServiceError(ApexMemError):
+    """A local service could not be built, started, reached or stopped.
+
+    The message is one line naming the cause; ``log_path`` points at the log to read next.
+    """
+
+    def __init__(self, service: str, cause: str, log_path: Path | None = None) -> None:
+        self.service = service
+        self.cause = cause
+        self.log_path = log_path
+        suffix = f" (log: {log_path})" if log_path is not None else ""
+        super().__init__(f"{service}: {cause}{suffix}")
+
+
+class ServiceUnavailableError(ApexMemError):
+    """A service the caller asked for does not answer at its configured address."""
+
+    def __init__(self, service: str, address: str, detail: str = "") -> None:
+        self.service = service
+        self.address = address
+        hint = f": {detail}" if detail else ""
+        super().__init__(
+            f"{service} is not reachable at {address}{hint}. "
+            f"Start it with `apexmem services up {service}` or point the setting at a running server."
+        )

@@ -1,0 +1,1 @@
+"""Local services (Neo4j, Elasticsearch, llama-server) started without Docker."""

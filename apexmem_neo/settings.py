@@ -1,0 +1,41 @@
+"""Settings read from the environment. Only the CLI and benchmarks read these (DESIGN.md, style 4)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from pydantic import Field
+from pydantic_settings import BaseSettings, SettingsConfigDict
+
+
+def default_home() -> Path:
+    return Path.home() / ".apexmem"
+
+
+class Settings(BaseSettings):
+    """Configuration at the edges: service addresses, the LM, and where caches and state live."""
+
+    model_config = SettingsConfigDict(env_prefix="", extra="ignore", populate_by_name=True)
+
+    apexmem_home: Path = Field(default_factory=default_home, alias="APEXMEM_HOME")
+    neo4j_uri: str = Field(default="bolt://127.0.0.1:7687", alias="NEO4J_URI")
+    elasticsearch_url: str = Field(default="http://127.0.0.1:9200", alias="ELASTICSEARCH_URL")
+    lm: str = Field(default="openai/qwen2.5-coder-1.5b-instruct", alias="APEXMEM_LM")
+    lm_api_base: str = Field(default="http://127.0.0.1:8080/v1", alias="APEXMEM_LM_API_BASE")
+    lm_api_key: str = Field(default="local", alias="APEXMEM_LM_API_KEY")
+
+    @property
+    def cache_dir(self) -> Path:
+        return self.apexmem_home / "cache"
+
+    @property
+    def run_dir(self) -> Path:
+        return self.apexmem_home / "run"
+
+    @property
+    def log_dir(self) -> Path:
+        return self.apexmem_home / "logs"
+
+    @property
+    def data_dir(self) -> Path:
+        return self.apexmem_home / "data"
