@@ -7,10 +7,10 @@ import os
 # LiteLLM fetches a model cost map from the network at import unless told not to.
 os.environ.setdefault("LITELLM_LOCAL_MODEL_COST_MAP", "True")
 
-import typer  # noqa: E402
+import typer
 
-from apexmem_neo.cli.doctor import doctor  # noqa: E402
-from apexmem_neo.cli.services import services_app  # noqa: E402
+from apexmem_neo.cli.doctor import doctor
+from apexmem_neo.cli.services import services_app
 
 app = typer.Typer(
     name="apexmem",

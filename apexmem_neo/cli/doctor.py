@@ -53,13 +53,20 @@ def doctor(
             failures += 0 if trip.ok else 1
             mark = "[green]ok[/]" if trip.ok else "[red]FAILED[/]"
             start = f"{'started' if up.started else 'reused'} {up.seconds:.1f} s"
-            table.add_row(name, service.version(), start, f"{mark} {trip.detail}",
-                          f"{trip.seconds * 1000:.0f} ms")
+            table.add_row(
+                name,
+                service.version(),
+                start,
+                f"{mark} {trip.detail}",
+                f"{trip.seconds * 1000:.0f} ms",
+            )
         console.print(table)
     finally:
         if stop_after:
             for name in started:
                 build_service(name, settings).down()
     if failures:
-        fail(f"{failures} service(s) failed; see the table above and the logs in "
-             f"{settings.log_dir}")
+        fail(
+            f"{failures} service(s) failed; see the table above and the logs in "
+            f"{settings.log_dir}"
+        )

@@ -79,8 +79,13 @@ def status(
     rows = [build_service(name, settings).status() for name in _names(names)]
     if as_json:
         payload = [
-            {"name": r.name, "state": r.state.value, "address": r.address, "pid": r.pid,
-             "detail": r.detail}
+            {
+                "name": r.name,
+                "state": r.state.value,
+                "address": r.address,
+                "pid": r.pid,
+                "detail": r.detail,
+            }
             for r in rows
         ]
         console.print_json(json.dumps(payload))

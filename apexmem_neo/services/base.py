@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import time
 from abc import ABC, abstractmethod
+from collections.abc import Callable
 from dataclasses import dataclass
 from enum import StrEnum
 from pathlib import Path
@@ -17,11 +18,11 @@ from apexmem_neo.errors import ServiceError
 from apexmem_neo.services.process import (
     LaunchSpec,
     PidFile,
+    failure_excerpt,
     port_is_open,
     port_owner,
     spawn_detached,
     stop_process_group,
-    tail,
     wait_until,
 )
 
@@ -154,9 +155,9 @@ class LocalService(ABC):
         self._wait_healthy(proc.pid, proc.poll)
         return proc.pid
 
-    def _wait_healthy(self, pid: int, poll: object) -> None:
+    def _wait_healthy(self, pid: int, poll: Callable[[], int | None] | None) -> None:
         def died() -> str | None:
-            if callable(poll):  # our child: poll() is exact (and /proc races the exec)
+            if poll is not None:  # our child: poll() is exact (and /proc races the exec)
                 code = poll()
                 return None if code is None else f"exited during start with code {code}"
             if self.pid_file.live_pid() is None:
@@ -168,8 +169,8 @@ class LocalService(ABC):
             return
         stop_process_group(pid, 5.0)
         self.pid_file.remove()
-        last = tail(self.log_path, 3).replace("\n", " | ")
-        raise ServiceError(self.name, f"{reason}; last log lines: {last}", self.log_path)
+        excerpt = failure_excerpt(self.log_path)
+        raise ServiceError(self.name, f"{reason}; log says: {excerpt}", self.log_path)
 
     def _result(self, status: ServiceStatus, started: bool, began: float) -> UpResult:
         return UpResult(

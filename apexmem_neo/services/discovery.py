@@ -12,6 +12,8 @@ import os
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
+from apexmem_neo.errors import ServiceUnavailableError
+from apexmem_neo.services.process import wait_until
 from apexmem_neo.services.registry import build_service
 from apexmem_neo.settings import Settings
 
@@ -39,31 +41,50 @@ def _configured_url(name: str, settings: Settings) -> str:
 def docker_engine_answers() -> bool:
     """True when a Docker engine (not just the client) responds."""
     try:
-        import docker  # type: ignore[import-untyped]
+        import docker
     except ImportError:
         return False
     try:
-        docker.from_env(timeout=3).ping()
+        docker.from_env(timeout=3).ping()  # type: ignore[attr-defined]  # mypy sees docker/ here
     except Exception:  # any failure means: no usable engine
         return False
     return True
 
 
-def _start_container(name: str) -> FoundService | None:
-    """Neo4j and Elasticsearch through testcontainers; None for services it cannot run."""
-    if name == "neo4j":
-        from testcontainers.neo4j import Neo4jContainer
+# Images and settings mirror docker/compose.yml: auth and security off, like the launchers.
+_CONTAINERS: dict[str, tuple[str, int, str, dict[str, str]]] = {
+    "neo4j": ("neo4j:5.26-community", 7687, "bolt", {"NEO4J_AUTH": "none"}),
+    "es": (
+        "docker.elastic.co/elasticsearch/elasticsearch:8.19.9",
+        9200,
+        "http",
+        {
+            "discovery.type": "single-node",
+            "xpack.security.enabled": "false",
+            "ES_JAVA_OPTS": "-Xms512m -Xmx512m",
+        },
+    ),
+}
 
-        neo = Neo4jContainer("neo4j:5.26-community").with_env("NEO4J_AUTH", "none")
-        neo.start()
-        return FoundService(name, neo.get_connection_url(), "docker", neo.stop)
-    if name == "es":
-        from testcontainers.elasticsearch import ElasticSearchContainer
 
-        es = ElasticSearchContainer("elasticsearch:8.19.3", mem_limit="2G")
-        es.start()
-        return FoundService(name, es.get_url(), "docker", es.stop)
-    return None
+def _start_container(name: str, settings: Settings) -> FoundService | None:
+    """Neo4j or Elasticsearch in a throwaway container; None for services it cannot run."""
+    if name not in _CONTAINERS:
+        return None
+    from testcontainers.core.container import DockerContainer
+
+    image, port, scheme, env = _CONTAINERS[name]
+    container = DockerContainer(image).with_exposed_ports(port)
+    for key, value in env.items():
+        container = container.with_env(key, value)
+    container.start()
+    host, mapped = container.get_container_host_ip(), int(container.get_exposed_port(port))
+    probe = build_service(name, settings)
+    probe.host, probe.port = host, mapped
+    if wait_until(probe.is_healthy, lambda: None, timeout=180, interval=1.0) is not None:
+        container.stop()
+        raise ServiceUnavailableError(name, f"{host}:{mapped}", "container never became healthy")
+    return FoundService(name, f"{scheme}://{host}:{mapped}", "docker", container.stop)
 
 
 def find_service(name: str, settings: Settings | None = None) -> FoundService:
@@ -76,9 +97,13 @@ def find_service(name: str, settings: Settings | None = None) -> FoundService:
     if service.is_healthy():
         return FoundService(name, url, "running")
     if docker_engine_answers():
-        found = _start_container(name)
+        found = _start_container(name, settings)
         if found is not None:
             return found
     result = service.up()
-    stop: Callable[[], None] = service.down if result.started else (lambda: None)
+
+    def stop() -> None:
+        if result.started:
+            service.down()
+
     return FoundService(name, url, "launcher", stop)

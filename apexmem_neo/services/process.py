@@ -7,7 +7,9 @@ marker, so a recycled PID never makes us stop somebody else's process.
 
 from __future__ import annotations
 
+import contextlib
 import os
+import pwd
 import signal
 import socket
 import subprocess
@@ -137,8 +139,11 @@ class LaunchSpec:
 def spawn_detached(spec: LaunchSpec, log_path: Path) -> subprocess.Popen[bytes]:
     """Start a server in its own session (so its whole group can be stopped), output to a log."""
     log_path.parent.mkdir(parents=True, exist_ok=True)
+    group, extra_groups = _user_groups(spec.user)
     with log_path.open("ab") as log:
-        log.write(f"\n=== start {time.strftime('%Y-%m-%dT%H:%M:%S')}: {' '.join(spec.argv)}\n".encode())
+        log.write(
+            f"\n=== start {time.strftime('%Y-%m-%dT%H:%M:%S')}: {' '.join(spec.argv)}\n".encode()
+        )
         log.flush()
         try:
             return subprocess.Popen(
@@ -150,9 +155,26 @@ def spawn_detached(spec: LaunchSpec, log_path: Path) -> subprocess.Popen[bytes]:
                 stderr=subprocess.STDOUT,
                 start_new_session=True,
                 user=spec.user,
+                group=group,
+                extra_groups=extra_groups,
             )
         except FileNotFoundError as exc:
-            raise ServiceError(spec.argv[0], f"executable not found: {exc.filename}", log_path) from exc
+            raise ServiceError(
+                spec.argv[0], f"executable not found: {exc.filename}", log_path
+            ) from exc
+
+
+def _user_groups(user: str | None) -> tuple[int | None, list[int] | None]:
+    """The primary group and (no) supplementary groups for a process started as ``user``.
+
+    Popen(user=...) alone only changes the uid: the child would keep root's gid 0 and groups.
+    """
+    if user is None:
+        return None, None
+    try:
+        return pwd.getpwnam(user).pw_gid, []
+    except KeyError as exc:
+        raise ServiceError(user, f"no such system user: {user}") from exc
 
 
 def stop_process_group(pid: int, timeout: float = 30.0) -> None:
@@ -173,10 +195,8 @@ def stop_process_group(pid: int, timeout: float = 30.0) -> None:
 
 
 def _reap(pid: int) -> None:
-    try:
+    with contextlib.suppress(ChildProcessError):
         os.waitpid(pid, os.WNOHANG)
-    except ChildProcessError:
-        pass
 
 
 def _group_alive(pgid: int) -> bool:
@@ -218,3 +238,18 @@ def tail(path: Path, lines: int = 15) -> str:
     except FileNotFoundError:
         return ""
     return "\n".join(content[-lines:])
+
+
+_ERROR_WORDS = ("error", "exception", "fatal", "failed", "cannot", "refused", "address already")
+
+
+def failure_excerpt(path: Path, scan: int = 200, keep: int = 3) -> str:
+    """The log lines most likely to explain a failed start, joined on one line.
+
+    Servers often end their log with a generic "died while starting"; the cause is earlier,
+    so prefer the last lines that name an error, and fall back to the plain tail.
+    """
+    lines = [line.strip() for line in tail(path, scan).splitlines() if line.strip()]
+    telling = [line for line in lines if any(w in line.lower() for w in _ERROR_WORDS)]
+    chosen = (telling or lines)[-keep:]
+    return " | ".join(line[:300] for line in chosen)

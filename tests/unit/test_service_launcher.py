@@ -65,8 +65,15 @@ class ScriptedService(LocalService):
         self.prepared += 1
 
     def launch_spec(self) -> LaunchSpec:
-        argv = [sys.executable, "-c", LISTENER, str(self.port), str(self.delay), self.mode,
-                self.marker]
+        argv = [
+            sys.executable,
+            "-c",
+            LISTENER,
+            str(self.port),
+            str(self.delay),
+            self.mode,
+            self.marker,
+        ]
         return LaunchSpec(argv=argv, env=dict(os.environ), cwd=self.home)
 
     def is_healthy(self) -> bool:
@@ -116,8 +123,11 @@ def test_health_timeout_kills_the_process_and_leaves_no_orphan(tmp_path: Path) -
     svc.start_timeout = 1.5
     with pytest.raises(ServiceError, match="not healthy after 2 s"):
         svc.up()
-    leftovers = [p for p in Path("/proc").iterdir()
-                 if p.name.isdigit() and svc.marker in (process_cmdline(int(p.name)) or "")]
+    leftovers = [
+        p
+        for p in Path("/proc").iterdir()
+        if p.name.isdigit() and svc.marker in (process_cmdline(int(p.name)) or "")
+    ]
     assert leftovers == []
 
 
