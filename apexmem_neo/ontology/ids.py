@@ -1,0 +1,89 @@
+"""Deterministic ids: a kind prefix plus a content hash of the normalised content.
+
+The same content always yields the same id, so writing the same turn twice adds nothing
+(stores insert with INSERT OR IGNORE / MERGE on the id). Prefixes make ids self-describing
+and keep them from ever parsing as ISO 8601 times.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import unicodedata
+from functools import lru_cache
+from typing import Final
+
+PREFIXES: Final[dict[str, str]] = {
+    "session": "ses",
+    "turn": "turn",
+    "entity": "ent",
+    "property": "prop",
+    "event": "ev",
+    "evidence": "evd",
+    "fact": "fact",
+}
+
+
+def normalize_text(text: str) -> str:
+    """NFKC, case-folded, whitespace collapsed: the form names and texts are hashed in."""
+    return " ".join(unicodedata.normalize("NFKC", text).casefold().split())
+
+
+def canonical_json(value: object) -> str:
+    """Compact JSON with sorted keys; NaN and infinities are rejected."""
+    return json.dumps(
+        value, sort_keys=True, separators=(",", ":"), ensure_ascii=False, allow_nan=False
+    )
+
+
+def content_id(kind: str, *parts: object) -> str:
+    """``<prefix>_<32 hex>``: the first 128 bits of SHA-256 over the canonical JSON of parts."""
+    digest = hashlib.sha256(canonical_json([kind, *parts]).encode("utf-8")).hexdigest()
+    return f"{PREFIXES[kind]}_{digest[:32]}"
+
+
+def session_id(conversation_id: str, seq: int) -> str:
+    return content_id("session", conversation_id, seq)
+
+
+def turn_id(session: str, seq: int, speaker: str, text: str) -> str:
+    return content_id("turn", session, seq, normalize_text(speaker), normalize_text(text))
+
+
+def entity_id(entity_type: str, name: str) -> str:
+    return content_id("entity", entity_type, normalize_text(name))
+
+
+@lru_cache(maxsize=4096)
+def property_id(name: str) -> str:
+    return content_id("property", name)
+
+
+def event_id(turn: str | None, event_type: str, anchor_datetime: str, location: str | None) -> str:
+    return content_id(
+        "event",
+        turn or "",
+        normalize_text(event_type),
+        anchor_datetime,
+        normalize_text(location or ""),
+    )
+
+
+def evidence_id(turn: str | None, span_start: int | None, span_end: int | None, text: str) -> str:
+    return content_id("evidence", turn or "", span_start, span_end, normalize_text(text))
+
+
+def fact_id(
+    event: str | None,
+    evidence: str | None,
+    entity: str,
+    prop: str,
+    dtype: str,
+    value_json: str,
+    t_from: str,
+    t_to: str | None,
+) -> str:
+    """A fact's id hashes its source (event, evidence) and its content, not its confidence."""
+    return content_id(
+        "fact", event or "", evidence or "", entity, prop, dtype, value_json, t_from, t_to
+    )

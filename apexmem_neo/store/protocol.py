@@ -1,0 +1,268 @@
+"""The GraphStore protocol: what every storage backend (SQLite, Neo4j, in-memory) provides.
+
+Lifecycle
+    Constructors do no I/O. ``init_schema()`` connects (where there is a connection to open)
+    and creates or migrates the schema; it is idempotent. ``close()`` releases resources.
+
+Writing
+    ``write(batch)`` validates first (pydantic already checked every value; the store then
+    checks that every id the batch points at exists in the batch or in the store, else
+    ``DanglingReferenceError`` naming the field and the id) and then commits the whole batch
+    in one transaction, or nothing. Rows are inserted by deterministic id with
+    INSERT OR IGNORE / MERGE-on-create semantics: re-writing a batch adds nothing and never
+    changes a stored row. No code path updates or deletes a fact (append-only); conflicting
+    facts for one (entity, property) coexist. Rows without ``recorded_at`` (and a batch
+    without one) are stamped with the store's clock at write time.
+
+Time
+    Times are strings ``YYYY-MM-DDTHH:MM:SS`` in UTC at second resolution (a date means
+    midnight; see ``normalize_time``), so string order is time order in SQL and Cypher.
+    Query arguments accept str, date or datetime and are normalised the same way.
+
+Temporal rules (all backends give identical answers; ``apexmem_neo.store.reference`` is the
+executable specification)
+    * A fact holds on the closed interval [t_from, t_to]; t_to None means open-ended.
+    * Fact order ("k") is (t_from, recorded_at, fact_id), ascending, plain string comparison.
+    * ``as_of(e, p, t)``: among facts of (e, p) that hold at t (t_from <= t and (t_to is None
+      or t <= t_to)) the one greatest by k: latest t_from, ties by latest recorded_at, then
+      greatest fact_id. None if no fact holds at t.
+    * ``current(e, p, now=None)``: ``as_of(e, p, now)`` when now is given; otherwise the
+      latest time known for (e, p), i.e. the greatest fact by k (always holds at its own
+      t_from).
+    * ``history(e, p)``: every fact of (e, p) in k order.
+    * ``changes(e, p)``: for consecutive facts of ``history`` whose canonical value_json
+      differs, one ``ChangeRecord`` (changed_at = the newer fact's t_from, old -> new).
+    * ``before(e, p, reference)``: ``as_of(e, p, just_before(t_ref))`` where
+      just_before(t) = t - 1 s. ``reference`` is a time (str/date/datetime) or an event id (a
+      str that is not an ISO 8601 time), in which case t_ref is the event's anchor_datetime;
+      an unknown event id raises ``UnknownReferenceError``.
+    * ``facts_between(e, t1, t2)``: facts of e (any property) that began in the window,
+      t1 <= t_from <= t2 (both ends inclusive), ordered by (t_from, property, recorded_at,
+      fact_id). t1 > t2 raises ValueError. (Not "overlapping": in an append-only store an
+      old open-ended fact formally overlaps every later window, so overlap would return
+      each entity's whole past; what held at a time inside the window is ``as_of``.)
+    * ``known_as_of(e, p, recorded_at, at=None)``: what memory believed by ``recorded_at``:
+      the same rules as ``current`` (or ``as_of(at)`` when at is given) over only the facts
+      with fact.recorded_at <= recorded_at.
+
+Lookups
+    ``get_entity(entity_id)``, ``get_event(event_id)``; ``find_entities(name, entity_type)``
+    matches the normalised name exactly (NFKC, case-folded, whitespace collapsed; aliases are
+    the search index's job), ordered by entity_id.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Collection, Mapping, Sequence
+from itertools import pairwise
+from typing import Any, Protocol, runtime_checkable
+
+from pydantic import BaseModel, ConfigDict
+
+from apexmem_neo.errors import ApexMemError
+from apexmem_neo.ontology import DType, Entity, EntityType, Event, GraphBatch
+from apexmem_neo.ontology.types import TimeLike, normalize_time
+from apexmem_neo.store.timeutil import is_time, just_before
+
+TABLES: tuple[str, ...] = (
+    "sessions",
+    "turns",
+    "entities",
+    "properties",
+    "evidence",
+    "events",
+    "event_participants",
+    "facts",
+)
+"""Table names (SQLite) / the labels and relationship they become (Neo4j), in write order."""
+
+
+class StoreError(ApexMemError):
+    """Base class of store errors."""
+
+
+class StoreNotReadyError(StoreError):
+    """A query or write came before ``init_schema()`` or after ``close()``."""
+
+
+class DanglingReferenceError(StoreError):
+    """A batch points at an id that is neither in the batch nor in the store."""
+
+    def __init__(self, field: str, value: str) -> None:
+        self.field = field
+        self.value = value
+        super().__init__(f"{field} {value!r} does not exist in the batch or the store")
+
+
+class UnknownReferenceError(StoreError):
+    """``before()`` was given an event id the store does not know."""
+
+    def __init__(self, reference: str) -> None:
+        self.reference = reference
+        super().__init__(
+            f"reference {reference!r} is neither an ISO 8601 time nor a known event_id"
+        )
+
+
+class FactRecord(BaseModel):
+    """A stored fact, as every temporal query returns it (field names = column names)."""
+
+    model_config = ConfigDict(frozen=True)
+
+    fact_id: str
+    entity_id: str
+    property: str
+    value: Any
+    value_json: str
+    dtype: DType
+    t_from: str
+    t_to: str | None
+    confidence: float
+    event_id: str | None
+    evidence_id: str | None
+    recorded_at: str
+
+
+class ChangeRecord(BaseModel):
+    """One change of value between two consecutive facts of an (entity, property)."""
+
+    model_config = ConfigDict(frozen=True)
+
+    entity_id: str
+    property: str
+    changed_at: str
+    old_value: Any
+    new_value: Any
+    old_fact_id: str
+    new_fact_id: str
+
+
+class StoreCounts(BaseModel):
+    """Row (node / relationship) counts per table."""
+
+    model_config = ConfigDict(frozen=True)
+
+    sessions: int = 0
+    turns: int = 0
+    entities: int = 0
+    properties: int = 0
+    evidence: int = 0
+    events: int = 0
+    event_participants: int = 0
+    facts: int = 0
+
+
+@runtime_checkable
+class GraphStore(Protocol):
+    """The storage interface; see the module docstring for the exact semantics."""
+
+    def init_schema(self) -> None: ...
+
+    def close(self) -> None: ...
+
+    def write(self, batch: GraphBatch) -> None: ...
+
+    def counts(self) -> StoreCounts: ...
+
+    def get_entity(self, entity_id: str) -> Entity | None: ...
+
+    def find_entities(self, name: str, entity_type: EntityType | None = None) -> list[Entity]: ...
+
+    def get_event(self, event_id: str) -> Event | None: ...
+
+    def current(
+        self, entity_id: str, property: str, now: TimeLike | None = None
+    ) -> FactRecord | None: ...
+
+    def as_of(self, entity_id: str, property: str, t: TimeLike) -> FactRecord | None: ...
+
+    def history(self, entity_id: str, property: str) -> list[FactRecord]: ...
+
+    def changes(self, entity_id: str, property: str) -> list[ChangeRecord]: ...
+
+    def before(self, entity_id: str, property: str, reference: TimeLike) -> FactRecord | None: ...
+
+    def facts_between(self, entity_id: str, t1: TimeLike, t2: TimeLike) -> list[FactRecord]: ...
+
+    def known_as_of(
+        self,
+        entity_id: str,
+        property: str,
+        recorded_at: TimeLike,
+        at: TimeLike | None = None,
+    ) -> FactRecord | None: ...
+
+
+# ---- helpers every backend uses, so that the rules live in one place ----
+
+
+def fact_order_key(fact: FactRecord) -> tuple[str, str, str]:
+    """k = (t_from, recorded_at, fact_id): the order of history and of tie-breaking."""
+    return (fact.t_from, fact.recorded_at, fact.fact_id)
+
+
+def between_order_key(fact: FactRecord) -> tuple[str, str, str, str]:
+    return (fact.t_from, fact.property, fact.recorded_at, fact.fact_id)
+
+
+def compute_changes(history: Sequence[FactRecord]) -> list[ChangeRecord]:
+    """Changes between consecutive facts (in k order) whose canonical values differ."""
+    changes: list[ChangeRecord] = []
+    for old, new in pairwise(history):
+        if old.value_json != new.value_json:
+            changes.append(
+                ChangeRecord(
+                    entity_id=new.entity_id,
+                    property=new.property,
+                    changed_at=new.t_from,
+                    old_value=old.value,
+                    new_value=new.value,
+                    old_fact_id=old.fact_id,
+                    new_fact_id=new.fact_id,
+                )
+            )
+    return changes
+
+
+def reference_time(reference: TimeLike, get_event: Callable[[str], Event | None]) -> str:
+    """The time of a ``before()`` reference: a time as is, an event id as its anchor time."""
+    if not isinstance(reference, str) or is_time(reference):
+        return normalize_time(reference)
+    event = get_event(reference)
+    if event is None:
+        raise UnknownReferenceError(reference)
+    return event.anchor_datetime
+
+
+def time_before(reference: TimeLike, get_event: Callable[[str], Event | None]) -> str | None:
+    """``just_before(reference_time(...))``: the instant ``before()`` asks ``as_of`` about."""
+    return just_before(reference_time(reference, get_event))
+
+
+def check_interval(t1: TimeLike, t2: TimeLike) -> tuple[str, str]:
+    start, end = normalize_time(t1), normalize_time(t2)
+    if start > end:
+        raise ValueError(f"t1 {start} is after t2 {end}")
+    return start, end
+
+
+REFERENCE_FIELDS: Mapping[str, str] = {
+    "session": "session_id",
+    "turn": "turn_id",
+    "entity": "entity_id",
+    "evidence": "evidence_id",
+    "event": "event_id",
+}
+
+
+def ensure_references(
+    batch: GraphBatch, existing: Callable[[str, Collection[str]], set[str]]
+) -> None:
+    """Raise ``DanglingReferenceError`` for the first id the batch needs but nobody has.
+
+    ``existing(kind, ids)`` returns the subset of ``ids`` of that kind already stored.
+    """
+    for kind, wanted in sorted(batch.external_references().items()):
+        missing = set(wanted) - existing(kind, wanted)
+        if missing:
+            raise DanglingReferenceError(REFERENCE_FIELDS[kind], min(missing))

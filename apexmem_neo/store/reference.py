@@ -1,0 +1,147 @@
+"""InMemoryGraphStore: the executable specification of the GraphStore protocol.
+
+Plain Python over lists, written to read like the rules in ``apexmem_neo.store.protocol``
+rather than to be fast. The shared test suite runs every case against it, and the
+property-based tests check the real backends against it on random timelines.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Collection
+
+from apexmem_neo.ontology import Entity, EntityType, Event, GraphBatch
+from apexmem_neo.ontology.ids import normalize_text
+from apexmem_neo.ontology.types import TimeLike, normalize_time
+from apexmem_neo.store import columns
+from apexmem_neo.store.protocol import (
+    TABLES,
+    ChangeRecord,
+    FactRecord,
+    StoreCounts,
+    StoreNotReadyError,
+    between_order_key,
+    check_interval,
+    compute_changes,
+    ensure_references,
+    fact_order_key,
+    time_before,
+)
+from apexmem_neo.store.timeutil import Clock, utc_now
+
+KIND_TABLES = {
+    "session": "sessions",
+    "turn": "turns",
+    "entity": "entities",
+    "evidence": "evidence",
+    "event": "events",
+}
+
+
+class InMemoryGraphStore:
+    """GraphStore held in dicts; ``init_schema()`` creates the empty tables."""
+
+    def __init__(self, clock: Clock | None = None) -> None:
+        self._clock = clock or utc_now
+        self._tables: dict[str, dict[tuple[str, ...], columns.Row]] | None = None
+
+    def init_schema(self) -> None:
+        if self._tables is None:
+            self._tables = {table: {} for table in TABLES}
+
+    def close(self) -> None:
+        self._tables = None
+
+    @property
+    def tables(self) -> dict[str, dict[tuple[str, ...], columns.Row]]:
+        if self._tables is None:
+            raise StoreNotReadyError("InMemoryGraphStore: call init_schema() first")
+        return self._tables
+
+    def write(self, batch: GraphBatch) -> None:
+        tables = self.tables
+        ensure_references(batch, self._existing)
+        default = batch.recorded_at or normalize_time(self._clock())
+        # Everything that can fail has been checked: from here on, the writes cannot fail.
+        for table, new_rows in columns.batch_columns(batch, default).items():
+            key_columns = columns.PRIMARY_KEYS[table]
+            for row in new_rows:
+                tables[table].setdefault(tuple(row[c] for c in key_columns), row)
+
+    def _existing(self, kind: str, wanted: Collection[str]) -> set[str]:
+        table = self.tables[KIND_TABLES[kind]]
+        return {i for i in wanted if (i,) in table}
+
+    def counts(self) -> StoreCounts:
+        return StoreCounts(**{table: len(rows) for table, rows in self.tables.items()})
+
+    def get_entity(self, entity_id: str) -> Entity | None:
+        row = self.tables["entities"].get((entity_id,))
+        return None if row is None else columns.entity_from_row(row)
+
+    def find_entities(self, name: str, entity_type: EntityType | None = None) -> list[Entity]:
+        wanted = normalize_text(name)
+        found = [
+            columns.entity_from_row(row)
+            for row in self.tables["entities"].values()
+            if row["norm_name"] == wanted
+            and (entity_type is None or row["entity_type"] == EntityType(entity_type).value)
+        ]
+        return sorted(found, key=lambda e: e.entity_id)
+
+    def get_event(self, event_id: str) -> Event | None:
+        row = self.tables["events"].get((event_id,))
+        return None if row is None else columns.event_from_row(row)
+
+    # ---- temporal queries: the rules, written out ----
+
+    def _facts(self, entity_id: str, property: str | None = None) -> list[FactRecord]:
+        return [
+            columns.fact_from_row(row)
+            for row in self.tables["facts"].values()
+            if row["entity_id"] == entity_id and (property is None or row["property"] == property)
+        ]
+
+    def history(self, entity_id: str, property: str) -> list[FactRecord]:
+        return sorted(self._facts(entity_id, property), key=fact_order_key)
+
+    def as_of(self, entity_id: str, property: str, t: TimeLike) -> FactRecord | None:
+        return _latest_holding(self.history(entity_id, property), normalize_time(t))
+
+    def current(
+        self, entity_id: str, property: str, now: TimeLike | None = None
+    ) -> FactRecord | None:
+        if now is not None:
+            return self.as_of(entity_id, property, now)
+        facts = self.history(entity_id, property)
+        return facts[-1] if facts else None
+
+    def changes(self, entity_id: str, property: str) -> list[ChangeRecord]:
+        return compute_changes(self.history(entity_id, property))
+
+    def before(self, entity_id: str, property: str, reference: TimeLike) -> FactRecord | None:
+        t = time_before(reference, self.get_event)
+        return None if t is None else self.as_of(entity_id, property, t)
+
+    def facts_between(self, entity_id: str, t1: TimeLike, t2: TimeLike) -> list[FactRecord]:
+        start, end = check_interval(t1, t2)
+        began = [f for f in self._facts(entity_id) if start <= f.t_from <= end]
+        return sorted(began, key=between_order_key)
+
+    def known_as_of(
+        self,
+        entity_id: str,
+        property: str,
+        recorded_at: TimeLike,
+        at: TimeLike | None = None,
+    ) -> FactRecord | None:
+        cutoff = normalize_time(recorded_at)
+        known = [f for f in self.history(entity_id, property) if f.recorded_at <= cutoff]
+        if at is not None:
+            return _latest_holding(known, normalize_time(at))
+        return known[-1] if known else None
+
+
+def _latest_holding(history: list[FactRecord], t: str) -> FactRecord | None:
+    """The greatest fact (by k; ``history`` is in k order) whose closed interval holds t."""
+    holding = [f for f in history if f.t_from <= t and (f.t_to is None or t <= f.t_to)]
+    return holding[-1] if holding else None

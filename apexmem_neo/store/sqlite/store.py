@@ -1,0 +1,273 @@
+"""SQLiteGraphStore: the paper's tables in an embedded SQLite database.
+
+The constructor does no I/O; ``init_schema()`` opens the connection (WAL journal, foreign keys
+on) and applies the numbered migrations in ``migrations/`` that ``schema_version`` does not
+list yet. Each ``write()`` is one ``BEGIN IMMEDIATE`` transaction of ``INSERT OR IGNORE``
+statements, so a batch lands whole or not at all and re-writing it adds nothing. The
+temporal rules are those of ``apexmem_neo.store.protocol``.
+"""
+
+from __future__ import annotations
+
+import sqlite3
+from collections.abc import Collection, Iterator, Sequence
+from importlib import resources
+from pathlib import Path
+from typing import Any, Final
+
+from apexmem_neo.ontology import Entity, EntityType, Event, GraphBatch
+from apexmem_neo.ontology.ids import normalize_text
+from apexmem_neo.ontology.types import TimeLike, normalize_time
+from apexmem_neo.store import columns
+from apexmem_neo.store.protocol import (
+    TABLES,
+    ChangeRecord,
+    FactRecord,
+    StoreCounts,
+    StoreError,
+    StoreNotReadyError,
+    check_interval,
+    compute_changes,
+    ensure_references,
+    time_before,
+)
+from apexmem_neo.store.timeutil import Clock, utc_now
+
+FACT_COLUMNS: Final = (
+    "fact_id, entity_id, property, value_json, dtype, t_from, t_to, confidence, "
+    "event_id, evidence_id, recorded_at"
+)
+K_DESC: Final = "ORDER BY t_from DESC, recorded_at DESC, fact_id DESC LIMIT 1"
+HOLDS_AT: Final = "t_from <= :t AND (t_to IS NULL OR t_to >= :t)"
+PAIR: Final = "entity_id = :e AND property = :p"
+
+QUERIES: Final[dict[str, str]] = {
+    "current": f"SELECT {FACT_COLUMNS} FROM facts WHERE {PAIR} {K_DESC}",
+    "as_of": f"SELECT {FACT_COLUMNS} FROM facts WHERE {PAIR} AND {HOLDS_AT} {K_DESC}",
+    "history": (
+        f"SELECT {FACT_COLUMNS} FROM facts WHERE {PAIR} " "ORDER BY t_from, recorded_at, fact_id"
+    ),
+    "facts_between": (
+        f"SELECT {FACT_COLUMNS} FROM facts WHERE entity_id = :e "
+        "AND t_from BETWEEN :t1 AND :t2 "
+        "ORDER BY t_from, property, recorded_at, fact_id"
+    ),
+    "known_as_of": (
+        f"SELECT {FACT_COLUMNS} FROM facts WHERE {PAIR} AND recorded_at <= :r {K_DESC}"
+    ),
+    "known_as_of_at": (
+        f"SELECT {FACT_COLUMNS} FROM facts WHERE {PAIR} AND recorded_at <= :r "
+        f"AND {HOLDS_AT} {K_DESC}"
+    ),
+}
+"""The temporal queries, named so benchmarks can EXPLAIN QUERY PLAN them."""
+
+INSERTS: Final[dict[str, str]] = {
+    table: (
+        f"INSERT OR IGNORE INTO {table} ({', '.join(cols)}) "
+        f"VALUES ({', '.join(':' + c for c in cols)})"
+    )
+    for table, cols in columns.COLUMNS.items()
+}
+ENTITY_COLUMNS: Final = ", ".join(columns.COLUMNS["entities"])
+EVENT_COLUMNS: Final = ", ".join(columns.COLUMNS["events"])
+
+ID_COLUMNS: Final[dict[str, tuple[str, str]]] = {
+    "session": ("sessions", "session_id"),
+    "turn": ("turns", "turn_id"),
+    "entity": ("entities", "entity_id"),
+    "evidence": ("evidence", "evidence_id"),
+    "event": ("events", "event_id"),
+}
+IN_CHUNK: Final = 500
+
+
+class SQLiteGraphStore:
+    """GraphStore on SQLite. ``path`` is a file path or ``":memory:"``.
+
+    ``clock`` stamps ``recorded_at`` on rows that carry none (default: the UTC wall clock).
+    The connection is opened by ``init_schema()`` and closed by ``close()``.
+    """
+
+    def __init__(self, path: str | Path, clock: Clock | None = None) -> None:
+        self.path = str(path)
+        self._clock = clock or utc_now
+        self._conn: sqlite3.Connection | None = None
+
+    # ---- lifecycle ----
+
+    def init_schema(self) -> None:
+        if self._conn is None:
+            self._conn = _connect(self.path)
+        _migrate(self._conn, normalize_time(self._clock()))
+
+    def close(self) -> None:
+        if self._conn is not None:
+            self._conn.close()
+            self._conn = None
+
+    @property
+    def connection(self) -> sqlite3.Connection:
+        """The open connection (for benchmarks and the read-only SQL tool)."""
+        if self._conn is None:
+            raise StoreNotReadyError("SQLiteGraphStore: call init_schema() first")
+        return self._conn
+
+    def schema_version(self) -> int:
+        row = self.connection.execute("SELECT MAX(version) FROM schema_version").fetchone()
+        return int(row[0] or 0)
+
+    # ---- writing ----
+
+    def write(self, batch: GraphBatch) -> None:
+        conn = self.connection
+        ensure_references(batch, self._existing)
+        default = batch.recorded_at or normalize_time(self._clock())
+        table_rows = columns.batch_columns(batch, default)
+        conn.execute("BEGIN IMMEDIATE")
+        try:
+            for table in TABLES:
+                if table_rows[table]:
+                    conn.executemany(INSERTS[table], table_rows[table])
+        except sqlite3.DatabaseError as exc:
+            conn.execute("ROLLBACK")
+            raise StoreError(f"SQLiteGraphStore.write rolled back: {exc}") from exc
+        except BaseException:
+            conn.execute("ROLLBACK")
+            raise
+        conn.execute("COMMIT")
+
+    def _existing(self, kind: str, wanted: Collection[str]) -> set[str]:
+        table, column = ID_COLUMNS[kind]
+        found: set[str] = set()
+        ordered = sorted(wanted)
+        for start in range(0, len(ordered), IN_CHUNK):
+            chunk = ordered[start : start + IN_CHUNK]
+            marks = ",".join("?" * len(chunk))
+            # table and column come from the fixed ID_COLUMNS map, never from input
+            sql = f"SELECT {column} FROM {table} WHERE {column} IN ({marks})"
+            found.update(r[0] for r in self.connection.execute(sql, chunk))
+        return found
+
+    # ---- lookups ----
+
+    def counts(self) -> StoreCounts:
+        conn = self.connection
+        # table names come from the constant TABLES
+        values = {t: conn.execute(f"SELECT COUNT(*) FROM {t}").fetchone()[0] for t in TABLES}
+        return StoreCounts(**values)
+
+    def get_entity(self, entity_id: str) -> Entity | None:
+        row = self.connection.execute(
+            f"SELECT {ENTITY_COLUMNS} FROM entities WHERE entity_id = ?", (entity_id,)
+        ).fetchone()
+        return None if row is None else columns.entity_from_row(row)
+
+    def find_entities(self, name: str, entity_type: EntityType | None = None) -> list[Entity]:
+        sql = f"SELECT {ENTITY_COLUMNS} FROM entities WHERE norm_name = ?"
+        params: list[str] = [normalize_text(name)]
+        if entity_type is not None:
+            sql += " AND entity_type = ?"
+            params.append(EntityType(entity_type).value)
+        sql += " ORDER BY entity_id"
+        return [columns.entity_from_row(r) for r in self.connection.execute(sql, params)]
+
+    def get_event(self, event_id: str) -> Event | None:
+        row = self.connection.execute(
+            f"SELECT {EVENT_COLUMNS} FROM events WHERE event_id = ?", (event_id,)
+        ).fetchone()
+        return None if row is None else columns.event_from_row(row)
+
+    # ---- temporal queries ----
+
+    def current(
+        self, entity_id: str, property: str, now: TimeLike | None = None
+    ) -> FactRecord | None:
+        if now is not None:
+            return self.as_of(entity_id, property, now)
+        return self._one("current", e=entity_id, p=property)
+
+    def as_of(self, entity_id: str, property: str, t: TimeLike) -> FactRecord | None:
+        return self._one("as_of", e=entity_id, p=property, t=normalize_time(t))
+
+    def history(self, entity_id: str, property: str) -> list[FactRecord]:
+        return self._many("history", e=entity_id, p=property)
+
+    def changes(self, entity_id: str, property: str) -> list[ChangeRecord]:
+        return compute_changes(self.history(entity_id, property))
+
+    def before(self, entity_id: str, property: str, reference: TimeLike) -> FactRecord | None:
+        t = time_before(reference, self.get_event)
+        return None if t is None else self.as_of(entity_id, property, t)
+
+    def facts_between(self, entity_id: str, t1: TimeLike, t2: TimeLike) -> list[FactRecord]:
+        start, end = check_interval(t1, t2)
+        return self._many("facts_between", e=entity_id, t1=start, t2=end)
+
+    def known_as_of(
+        self,
+        entity_id: str,
+        property: str,
+        recorded_at: TimeLike,
+        at: TimeLike | None = None,
+    ) -> FactRecord | None:
+        r = normalize_time(recorded_at)
+        if at is None:
+            return self._one("known_as_of", e=entity_id, p=property, r=r)
+        return self._one("known_as_of_at", e=entity_id, p=property, r=r, t=normalize_time(at))
+
+    def _one(self, query: str, **params: Any) -> FactRecord | None:
+        row = self.connection.execute(QUERIES[query], params).fetchone()
+        return None if row is None else columns.fact_from_row(row)
+
+    def _many(self, query: str, **params: Any) -> list[FactRecord]:
+        return [columns.fact_from_row(r) for r in self.connection.execute(QUERIES[query], params)]
+
+
+def _connect(path: str) -> sqlite3.Connection:
+    # isolation_level=None: transactions are explicit (BEGIN IMMEDIATE ... COMMIT).
+    conn = sqlite3.connect(path, isolation_level=None)
+    conn.row_factory = sqlite3.Row
+    conn.execute("PRAGMA journal_mode = WAL")
+    conn.execute("PRAGMA synchronous = NORMAL")
+    conn.execute("PRAGMA foreign_keys = ON")
+    conn.execute("PRAGMA cache_size = -131072")  # 128 MiB page cache
+    conn.execute("PRAGMA temp_store = MEMORY")
+    return conn
+
+
+def migrations() -> Iterator[tuple[int, str, str]]:
+    """(number, file name, SQL) of every packaged migration, in order."""
+    folder = resources.files("apexmem_neo.store.sqlite").joinpath("migrations")
+    files = sorted((f for f in folder.iterdir() if f.name.endswith(".sql")), key=lambda f: f.name)
+    for file in files:
+        yield int(file.name.split("_", 1)[0]), file.name, file.read_text(encoding="utf-8")
+
+
+def _migrate(conn: sqlite3.Connection, now: str) -> None:
+    conn.execute(
+        "CREATE TABLE IF NOT EXISTS schema_version ("
+        "version INTEGER PRIMARY KEY, name TEXT NOT NULL, applied_at TEXT NOT NULL)"
+    )
+    applied = {r[0] for r in conn.execute("SELECT version FROM schema_version")}
+    for number, name, sql in migrations():
+        if number in applied:
+            continue
+        # executescript commits first, so BEGIN ... COMMIT makes one migration atomic; the
+        # values spliced in are the packaged file's number and name and a normalised time.
+        record = f"INSERT INTO schema_version VALUES ({number}, '{name}', '{now}');"
+        try:
+            conn.executescript(f"BEGIN IMMEDIATE;\n{sql}\n{record}\nCOMMIT;")
+        except sqlite3.DatabaseError as exc:
+            if conn.in_transaction:
+                conn.execute("ROLLBACK")
+            raise StoreError(f"SQLite migration {name} failed: {exc}") from exc
+
+
+def explain(conn: sqlite3.Connection, sql: str, params: Sequence[Any] | dict[str, Any]) -> str:
+    """The EXPLAIN QUERY PLAN of ``sql`` as one string (details joined by '; ')."""
+    plan = conn.execute(f"EXPLAIN QUERY PLAN {sql}", params).fetchall()
+    return "; ".join(str(row[3]) for row in plan)
+
+
+__all__ = ["QUERIES", "SQLiteGraphStore", "explain", "migrations"]

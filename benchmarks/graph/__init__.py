@@ -1,0 +1,1 @@
+"""Graph store benchmarks: ingest rate, temporal query latency, append-only vs eager accuracy."""

@@ -1,0 +1,217 @@
+"""Graph store benchmark: ingest rate, temporal query latency, query plans, accuracy.
+
+    .venv/bin/python -m benchmarks.graph.bench --backend sqlite --sizes 10000,100000,1000000
+
+For each size: a fresh store is filled from ``generate`` (validation time and write time are
+measured apart; "ingest facts/s" is facts / write time), then each temporal query runs on
+random (entity, property, time) samples for p50/p95. On SQLite every query's EXPLAIN QUERY
+PLAN must use an index. On the smallest size the append-only store and the eager overwrite
+baseline answer the same questions, scored against ground truth computed in plain Python
+from the generated facts. Results: a rich table and benchmarks/results/graph_<backend>.json.
+"""
+
+from __future__ import annotations
+
+import argparse
+import importlib
+import json
+import random
+import statistics
+import tempfile
+import time
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+from rich.console import Console
+from rich.table import Table
+
+from apexmem_neo.ontology import Fact
+from apexmem_neo.store import GraphStore
+from apexmem_neo.store.sqlite import SQLiteGraphStore
+from apexmem_neo.store.sqlite.store import QUERIES, explain
+from benchmarks.graph import accuracy
+from benchmarks.graph.generate import Spec, generate
+
+RESULTS = Path(__file__).resolve().parents[1] / "results"
+QUERY_NAMES = ("current", "as_of", "history", "changes", "before", "facts_between", "known_as_of")
+
+
+def open_store(backend: str, workdir: Path, size: int) -> GraphStore:
+    if backend == "sqlite":
+        return SQLiteGraphStore(workdir / f"graph_{size}.sqlite3")
+    if backend == "neo4j":
+        # Configuration at the edge (NEO4J_URI, NEO4J_AUTH); each size starts empty.
+        module: Any = importlib.import_module("benchmarks.graph.neo4j_backend")
+        store: GraphStore = module.fresh_store()
+        return store
+    raise SystemExit(f"unknown backend {backend!r} (sqlite | neo4j)")
+
+
+def ingest(store: GraphStore, spec: Spec, keep_facts: bool) -> tuple[dict[str, Any], list[Fact]]:
+    """Fill ``store``; returns timings and (when asked) every generated fact."""
+    kept: list[Fact] = []
+    n_facts = n_events = 0
+    build = write = 0.0
+    batches = generate(spec)
+    while True:
+        t0 = time.perf_counter()
+        batch = next(batches, None)
+        t1 = time.perf_counter()
+        if batch is None:
+            break
+        store.write(batch)
+        t2 = time.perf_counter()
+        build, write = build + (t1 - t0), write + (t2 - t1)
+        n_facts, n_events = n_facts + len(batch.facts), n_events + len(batch.events)
+        if keep_facts:
+            kept += batch.facts
+    stats = {
+        "facts": n_facts,
+        "events": n_events,
+        "write_s": round(write, 3),
+        "build_validate_s": round(build, 3),
+        "ingest_facts_per_s": round(n_facts / write),
+        "end_to_end_facts_per_s": round(n_facts / (write + build)),
+    }
+    return stats, kept
+
+
+def samples(store: GraphStore, spec: Spec, n: int, rng: random.Random) -> list[dict[str, Any]]:
+    """Random (entity, property, t, event) samples drawn from stored histories."""
+    from benchmarks.graph.generate import make_entities, make_properties
+
+    entities = make_entities(spec.n_entities)
+    props = make_properties(spec.n_properties, random.Random(spec.seed))
+    out: list[dict[str, Any]] = []
+    while len(out) < n:
+        e, p = rng.choice(entities).entity_id, rng.choice(props).name
+        history = store.history(e, p)
+        if not history:
+            continue
+        pick = rng.choice(history)
+        t = pick.t_from
+        out.append({"e": e, "p": p, "t": t, "event": pick.event_id, "r": pick.recorded_at})
+    return out
+
+
+def run_query(store: GraphStore, name: str, s: dict[str, Any]) -> object:
+    e, p, t = s["e"], s["p"], s["t"]
+    calls: dict[str, Callable[[], object]] = {
+        "current": lambda: store.current(e, p),
+        "as_of": lambda: store.as_of(e, p, t),
+        "history": lambda: store.history(e, p),
+        "changes": lambda: store.changes(e, p),
+        "before": lambda: store.before(e, p, s["event"] or t),
+        "facts_between": lambda: store.facts_between(e, t, t[:4] + "-12-31T23:59:59"),
+        "known_as_of": lambda: store.known_as_of(e, p, s["r"]),
+    }
+    return calls[name]()
+
+
+def latencies(store: GraphStore, picks: list[dict[str, Any]]) -> dict[str, dict[str, float]]:
+    out = {}
+    for name in QUERY_NAMES:
+        times = []
+        for s in picks:
+            t0 = time.perf_counter_ns()
+            run_query(store, name, s)
+            times.append((time.perf_counter_ns() - t0) / 1e6)
+        cuts = statistics.quantiles(times, n=100)
+        out[name] = {"p50_ms": round(cuts[49], 3), "p95_ms": round(cuts[94], 3)}
+    return out
+
+
+def query_plans(store: GraphStore, pick: dict[str, Any]) -> dict[str, dict[str, Any]]:
+    if type(store).__name__ == "Neo4jGraphStore":
+        module: Any = importlib.import_module("benchmarks.graph.neo4j_backend")
+        neo4j_plans: dict[str, dict[str, Any]] = module.query_plans(store, pick)
+        return neo4j_plans
+    if not isinstance(store, SQLiteGraphStore):
+        return {}
+    params = {"e": pick["e"], "p": pick["p"], "t": pick["t"], "t1": pick["t"], "t2": pick["t"]}
+    params["r"] = pick["r"]
+    plans = {}
+    for name, sql in QUERIES.items():
+        needed = {k: v for k, v in params.items() if f":{k}" in sql}
+        plan = explain(store.connection, sql, needed)
+        uses_index = "USING INDEX" in plan or "USING COVERING INDEX" in plan
+        plans[name] = {"plan": plan, "uses_index": uses_index and "SCAN facts" not in plan}
+    return plans
+
+
+def bench_size(
+    backend: str, size: int, workdir: Path, n_samples: int, with_accuracy: bool
+) -> dict[str, Any]:
+    spec = Spec(n_facts=size, batch_facts=min(10_000, max(1000, size // 10)))
+    store = open_store(backend, workdir, size)
+    store.init_schema()
+    try:
+        result: dict[str, Any] = {"size": size}
+        result["ingest"], facts = ingest(store, spec, keep_facts=with_accuracy)
+        picks = samples(store, spec, n_samples, random.Random(size))
+        result["latency"] = latencies(store, picks)
+        result["plans"] = query_plans(store, picks[0])
+        if with_accuracy:
+            result["accuracy"] = accuracy.score(store, facts, random.Random(1))
+        return result
+    finally:
+        store.close()
+
+
+def render(console: Console, backend: str, results: list[dict[str, Any]]) -> None:
+    table = Table(title=f"graph store: {backend} (latency p50 / p95 in ms)")
+    table.add_column("metric")
+    for r in results:
+        table.add_column(f"{r['size']:,} facts", justify="right")
+    table.add_row(
+        "ingest facts/s (write)", *(f"{r['ingest']['ingest_facts_per_s']:,}" for r in results)
+    )
+    table.add_row(
+        "end-to-end facts/s (validate + write)",
+        *(f"{r['ingest']['end_to_end_facts_per_s']:,}" for r in results),
+    )
+    for name in QUERY_NAMES:
+        table.add_row(
+            name,
+            *(f"{r['latency'][name]['p50_ms']} / {r['latency'][name]['p95_ms']}" for r in results),
+        )
+    table.add_row(
+        "EXPLAIN: every query uses an index",
+        *(
+            str(all(p["uses_index"] for p in r["plans"].values())) if r["plans"] else "n/a"
+            for r in results
+        ),
+    )
+    console.print(table)
+    for r in results:
+        if "accuracy" in r:
+            console.print(accuracy.table(r["accuracy"], r["size"]))
+
+
+def main(argv: list[str] | None = None) -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0] if __doc__ else None)
+    parser.add_argument("--backend", default="sqlite", choices=["sqlite", "neo4j"])
+    parser.add_argument("--sizes", default="10000,100000,1000000")
+    parser.add_argument("--samples", type=int, default=500)
+    parser.add_argument("--workdir", type=Path, default=None)
+    args = parser.parse_args(argv)
+    sizes = [int(s) for s in args.sizes.split(",") if s]
+    console = Console()
+    with tempfile.TemporaryDirectory(prefix="apexmem-bench-") as tmp:
+        workdir = args.workdir or Path(tmp)
+        results = []
+        for size in sizes:
+            console.print(f"[bold]{args.backend}[/]: {size:,} facts ...")
+            results.append(
+                bench_size(args.backend, size, workdir, args.samples, size == min(sizes))
+            )
+    render(console, args.backend, results)
+    RESULTS.mkdir(parents=True, exist_ok=True)
+    out = RESULTS / f"graph_{args.backend}.json"
+    out.write_text(json.dumps({"backend": args.backend, "results": results}, indent=2) + "\n")
+    console.print(f"wrote {out}")
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,86 @@
+"""What only the SQLite backend has: migrations, pragmas, triggers, query plans."""
+
+from __future__ import annotations
+
+import sqlite3
+from pathlib import Path
+
+import pytest
+
+from apexmem_neo.ontology import Entity, Fact, GraphBatch
+from apexmem_neo.store import StoreError, StoreNotReadyError
+from apexmem_neo.store.sqlite import SQLiteGraphStore
+from apexmem_neo.store.sqlite.store import QUERIES, explain, migrations
+from tests.unit.store.backends import FakeClock
+
+ANN = Entity(name="Ann", entity_type="Person")
+
+
+def opened(path: Path | str) -> SQLiteGraphStore:
+    store = SQLiteGraphStore(path, clock=FakeClock())
+    store.init_schema()
+    return store
+
+
+def test_constructor_does_no_io(tmp_path: Path) -> None:
+    store = SQLiteGraphStore(tmp_path / "never.sqlite3")
+    assert not (tmp_path / "never.sqlite3").exists()
+    with pytest.raises(StoreNotReadyError):
+        store.counts()
+
+
+def test_migrations_are_numbered_and_recorded(tmp_path: Path) -> None:
+    numbers = [number for number, _, _ in migrations()]
+    assert numbers == sorted(numbers) and numbers[0] == 1
+    store = opened(tmp_path / "g.sqlite3")
+    assert store.schema_version() == numbers[-1]
+    store.close()
+    again = opened(tmp_path / "g.sqlite3")  # re-opening applies nothing twice
+    rows = again.connection.execute("SELECT version, name FROM schema_version").fetchall()
+    assert [r[0] for r in rows] == numbers
+    assert rows[0][1].startswith("0001_")
+    again.close()
+
+
+def test_wal_and_foreign_keys_are_on(tmp_path: Path) -> None:
+    store = opened(tmp_path / "g.sqlite3")
+    conn = store.connection
+    assert conn.execute("PRAGMA journal_mode").fetchone()[0] == "wal"
+    assert conn.execute("PRAGMA foreign_keys").fetchone()[0] == 1
+    store.close()
+
+
+def test_facts_cannot_be_updated_or_deleted() -> None:
+    store = opened(":memory:")
+    fact = Fact(subject=ANN.entity_id, property="age", value=3, dtype="int", t_from="2020-01-01")
+    store.write(GraphBatch(entities=[ANN], facts=[fact]))
+    with pytest.raises(sqlite3.IntegrityError, match="append-only"):
+        store.connection.execute("UPDATE facts SET value_json = '4'")
+    with pytest.raises(sqlite3.IntegrityError, match="append-only"):
+        store.connection.execute("DELETE FROM facts")
+    assert store.counts().facts == 1
+
+
+def test_a_failing_statement_rolls_the_whole_batch_back() -> None:
+    store = opened(":memory:")
+    # Entities insert before facts; a fact insert that fails must take the entity with it.
+    store.connection.execute(
+        "CREATE TEMP TRIGGER fail_facts BEFORE INSERT ON facts "
+        "BEGIN SELECT RAISE(ABORT, 'injected failure'); END"
+    )
+    fact = Fact(subject=ANN.entity_id, property="age", value=3, dtype="int", t_from="2020-01-01")
+    with pytest.raises(StoreError, match="rolled back: injected failure"):
+        store.write(GraphBatch(entities=[ANN], facts=[fact]))
+    assert store.counts().entities == 0
+    assert not store.connection.in_transaction
+
+
+@pytest.mark.parametrize("name", sorted(QUERIES))
+def test_every_temporal_query_uses_an_index(name: str) -> None:
+    store = opened(":memory:")
+    params = {"e": "ent_x", "p": "age", "t": "2020-01-01T00:00:00", "r": "2020-01-01T00:00:00"}
+    params |= {"t1": "2020-01-01T00:00:00", "t2": "2021-01-01T00:00:00"}
+    sql = QUERIES[name]
+    plan = explain(store.connection, sql, {k: v for k, v in params.items() if f":{k}" in sql})
+    assert "INDEX facts_" in plan, plan
+    assert "SCAN facts" not in plan
