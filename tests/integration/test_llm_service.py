@@ -1,0 +1,61 @@
+"""The local LLM server through DSPy: a pydantic output comes back valid and schema-conforming."""
+
+from __future__ import annotations
+
+from typing import Literal
+
+import dspy
+import httpx
+import pydantic
+import pytest
+
+from apexmem_neo.llm import SchemaJSONAdapter, make_lm
+from apexmem_neo.services.llama_server import MODEL_ALIAS
+
+pytestmark = [pytest.mark.integration, pytest.mark.llm]
+
+
+class Person(pydantic.BaseModel):
+    name: str
+    age: int
+    city: str
+    mood: Literal["happy", "sad", "neutral"]
+
+
+class ExtractPerson(dspy.Signature):
+    """Extract the one person the text describes."""
+
+    text: str = dspy.InputField()
+    person: Person = dspy.OutputField()
+
+
+TEXT = "Maria Lopez, 34, lives in Lisbon. She just won a prize and is thrilled about it."
+
+
+@pytest.fixture(scope="module")
+def lm(lm_api_base: str) -> dspy.LM:
+    return make_lm(f"openai/{MODEL_ALIAS}", lm_api_base, "local", max_tokens=256)
+
+
+def test_server_lists_the_model_alias(lm_api_base: str) -> None:
+    models = httpx.get(f"{lm_api_base.rstrip('/')}/models", timeout=10).json()
+    assert MODEL_ALIAS in [entry["id"] for entry in models["data"]]
+
+
+def test_predict_returns_a_schema_conforming_pydantic_instance(lm: dspy.LM) -> None:
+    adapter = SchemaJSONAdapter()
+    with dspy.context(lm=lm, adapter=adapter):
+        result = dspy.Predict(ExtractPerson)(text=TEXT)
+    person = result.person
+    assert isinstance(person, Person)
+    assert Person.model_validate_json(person.model_dump_json()) == person
+    assert "Maria" in person.name
+    assert person.age == 34
+    assert person.city == "Lisbon"
+    sent = lm.history[-1]["kwargs"]["response_format"]
+    assert issubclass(sent, pydantic.BaseModel)  # the schema went to the server
+    assert sent.model_json_schema()["$defs"]["Person"]["properties"]["mood"]["enum"] == [
+        "happy",
+        "sad",
+        "neutral",
+    ]
