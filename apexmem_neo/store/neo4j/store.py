@@ -1,0 +1,305 @@
+"""Neo4jGraphStore: the paper's tables as a property graph in Neo4j 5.
+
+Mapping (the SQL-compat shim translates mechanically because names and values are equal):
+
+* each table but ``event_participants`` is a label whose nodes carry exactly the table's
+  columns as properties (``apexmem_neo.store.columns``; a NULL column is an absent property,
+  which Cypher reads back as null): sessions -> Session, turns -> Turn, entities -> Entity,
+  properties -> Property, evidence -> Evidence, events -> Event, facts -> Fact;
+* ``event_participants`` rows are ``(:Event)-[:PARTICIPANT]->(:Entity)`` relationships that
+  carry the row's four columns (event_id, entity_id, role, recorded_at) as properties, with a
+  relationship uniqueness constraint on the primary key (event_id, entity_id, role);
+* relationships derived from the foreign-key columns serve traversal: (Turn)-[:IN_SESSION]->
+  (Session), (Turn)-[:NEXT]->(Turn) (per session, in (seq, turn_id) order),
+  (Evidence)-[:FROM_TURN]->(Turn), (Event)-[:FROM_TURN]->(Turn),
+  (Event)-[:SUPPORTED_BY]->(Evidence), (Fact)-[:ABOUT]->(Entity),
+  (Fact)-[:OF_PROPERTY]->(Property), (Event)-[:ASSERTS]->(Fact),
+  (Fact)-[:SUPPORTED_BY]->(Evidence).
+
+The constructor does no I/O and the driver belongs to the caller (``close()`` does not close
+it). ``init_schema()`` applies ``cypher/schema``. ``write(batch)`` is one write transaction:
+the dangling-reference check, then per table UNWIND chunks of MERGE ... ON CREATE SET, so a
+batch lands whole or not at all and re-writing it changes nothing. Lost connections surface
+as ``ServiceUnavailableError`` naming the server. The temporal rules are those of
+``apexmem_neo.store.protocol``.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Collection, Iterator, Mapping, Sequence
+from contextlib import contextmanager
+from typing import Any, Final, TypeVar
+
+from neo4j import Driver, ManagedTransaction, Query, RoutingControl, Session
+from neo4j import exceptions as neo4j_errors
+
+from apexmem_neo.errors import ServiceUnavailableError
+from apexmem_neo.ontology import Entity, EntityType, Event, GraphBatch
+from apexmem_neo.ontology.ids import normalize_text
+from apexmem_neo.ontology.types import TimeLike, normalize_time
+from apexmem_neo.store import columns
+from apexmem_neo.store.neo4j import cypher_files
+from apexmem_neo.store.protocol import (
+    TABLES,
+    ChangeRecord,
+    FactRecord,
+    StoreCounts,
+    StoreError,
+    StoreNotReadyError,
+    check_interval,
+    compute_changes,
+    ensure_references,
+    time_before,
+)
+from apexmem_neo.store.timeutil import Clock, utc_now
+
+WRITE_QUERIES: Final[dict[str, str]] = {
+    "sessions": "write_sessions",
+    "turns": "write_turns",
+    "entities": "write_entities",
+    "properties": "write_properties",
+    "evidence": "write_evidence",
+    "events": "write_events",
+    "event_participants": "write_participants",
+    "facts": "write_facts",
+}
+"""Per table (in ``TABLES`` write order), the query file that writes its rows."""
+
+EXISTING_QUERIES: Final[dict[str, str]] = {
+    kind: f"existing_{kind}_ids" for kind in ("session", "turn", "entity", "evidence", "event")
+}
+"""Per reference kind, the query returning which of ``$ids`` are stored."""
+
+TEMPORAL_QUERIES: Final[tuple[str, ...]] = (
+    "temporal_current",
+    "temporal_as_of",
+    "temporal_history",
+    "temporal_facts_between",
+    "temporal_known_as_of",
+    "temporal_known_as_of_at",
+)
+"""The read queries behind the seven temporal methods (before/changes reuse as_of/history)."""
+
+DEFAULT_CHUNK_ROWS: Final = 5000
+_DISCONNECTED: Final = (neo4j_errors.ServiceUnavailable, neo4j_errors.SessionExpired)
+_SCHEMA_RACE_CODES: Final = frozenset(
+    {
+        "Neo.ClientError.Schema.EquivalentSchemaRuleAlreadyExists",
+        "Neo.ClientError.Schema.ConstraintAlreadyExists",
+        "Neo.ClientError.Schema.IndexAlreadyExists",
+    }
+)
+INDEX_WAIT_SECONDS: Final = 300
+T = TypeVar("T")
+
+
+class Neo4jGraphStore:
+    """GraphStore on Neo4j through an explicit ``neo4j.Driver``.
+
+    ``database`` None means the server's home database. ``clock`` stamps ``recorded_at`` on
+    rows that carry none. ``chunk_rows`` bounds the rows of one UNWIND (a batch may need
+    several; they all run in the batch's one transaction). ``uri`` only names the server in
+    error messages (default: ``bolt://<driver address>``).
+    """
+
+    def __init__(
+        self,
+        driver: Driver,
+        database: str | None = None,
+        *,
+        clock: Clock | None = None,
+        chunk_rows: int = DEFAULT_CHUNK_ROWS,
+        uri: str | None = None,
+    ) -> None:
+        if chunk_rows < 1:
+            raise ValueError(f"chunk_rows must be positive, got {chunk_rows}")
+        self.driver = driver
+        self.database = database
+        self.chunk_rows = chunk_rows
+        self.uri = uri or _driver_uri(driver)
+        self._clock = clock or utc_now
+        self._ready = False
+
+    # ---- lifecycle ----
+
+    def init_schema(self) -> None:
+        """Create the constraints and indexes of ``cypher/schema`` (idempotent, race-safe)."""
+        with self._connection("init_schema"):
+            for statement in cypher_files.schema_statements():
+                self._schema_statement(statement)
+            self._run_read("CALL db.awaitIndexes($seconds)", {"seconds": INDEX_WAIT_SECONDS})
+        self._ready = True
+
+    def _schema_statement(self, statement: str) -> None:
+        try:
+            self.driver.execute_query(Query(statement), database_=self.database)
+        except neo4j_errors.ClientError as exc:
+            # Two callers racing past IF NOT EXISTS: the other one created it; that is fine.
+            if exc.code not in _SCHEMA_RACE_CODES:
+                raise StoreError(f"Neo4j schema statement failed: {exc.message}") from exc
+
+    def close(self) -> None:
+        """Mark the store closed; the driver is the caller's to close."""
+        self._ready = False
+
+    def _require_ready(self) -> None:
+        if not self._ready:
+            raise StoreNotReadyError("Neo4jGraphStore: call init_schema() first")
+
+    @contextmanager
+    def _connection(self, action: str) -> Iterator[None]:
+        """Turn a lost or refused connection into ``ServiceUnavailableError`` naming the URI."""
+        try:
+            yield
+        except _DISCONNECTED as exc:
+            raise ServiceUnavailableError(
+                "neo4j", self.uri, f"{action} failed, connection lost or refused ({exc})"
+            ) from exc
+
+    # ---- writing ----
+
+    def write(self, batch: GraphBatch) -> None:
+        """Commit ``batch`` in one transaction (all or nothing); re-writing adds nothing."""
+        self._require_ready()
+        default = batch.recorded_at or normalize_time(self._clock())
+        table_rows = columns.batch_columns(batch, default)
+        with self._connection("write"), self._session() as session:
+            try:
+                session.execute_write(self._write_tx, batch, table_rows)
+            except neo4j_errors.Neo4jError as exc:
+                raise StoreError(f"Neo4jGraphStore.write rolled back: {exc.message}") from exc
+
+    def _write_tx(
+        self, tx: ManagedTransaction, batch: GraphBatch, table_rows: Mapping[str, list[Any]]
+    ) -> None:
+        def existing(kind: str, wanted: Collection[str]) -> set[str]:
+            found = tx.run(cypher_files.query(EXISTING_QUERIES[kind]), ids=sorted(wanted))
+            return {record["id"] for record in found}
+
+        # Inside the transaction, so the ids cannot vanish between the check and the write.
+        ensure_references(batch, existing)
+        for table in TABLES:
+            for chunk in _chunks(table_rows[table], self.chunk_rows):
+                tx.run(cypher_files.query(WRITE_QUERIES[table]), rows=chunk).consume()
+        for chunk in _chunks(table_rows["turns"], self.chunk_rows):
+            tx.run(cypher_files.query("link_turns"), rows=chunk).consume()
+
+    def _session(self) -> Session:
+        return self.driver.session(database=self.database)
+
+    # ---- lookups ----
+
+    def counts(self) -> StoreCounts:
+        (row,) = self._read("counts", {})
+        return StoreCounts(**{table: row[table] for table in TABLES})
+
+    def get_entity(self, entity_id: str) -> Entity | None:
+        rows = self._read("get_entity", {"entity_id": entity_id})
+        return columns.entity_from_row(rows[0]) if rows else None
+
+    def find_entities(self, name: str, entity_type: EntityType | None = None) -> list[Entity]:
+        wanted_type = None if entity_type is None else EntityType(entity_type).value
+        params = {"norm_name": normalize_text(name), "entity_type": wanted_type}
+        return [columns.entity_from_row(r) for r in self._read("find_entities", params)]
+
+    def get_event(self, event_id: str) -> Event | None:
+        rows = self._read("get_event", {"event_id": event_id})
+        return columns.event_from_row(rows[0]) if rows else None
+
+    # ---- temporal queries ----
+
+    def current(
+        self, entity_id: str, property: str, now: TimeLike | None = None
+    ) -> FactRecord | None:
+        if now is not None:
+            return self.as_of(entity_id, property, now)
+        return self._one("temporal_current", entity_id, property)
+
+    def as_of(self, entity_id: str, property: str, t: TimeLike) -> FactRecord | None:
+        return self._one("temporal_as_of", entity_id, property, t=normalize_time(t))
+
+    def history(self, entity_id: str, property: str) -> list[FactRecord]:
+        params = {"entity_id": entity_id, "property": property}
+        return [columns.fact_from_row(r) for r in self._read("temporal_history", params)]
+
+    def changes(self, entity_id: str, property: str) -> list[ChangeRecord]:
+        return compute_changes(self.history(entity_id, property))
+
+    def before(self, entity_id: str, property: str, reference: TimeLike) -> FactRecord | None:
+        t = time_before(reference, self.get_event)
+        return None if t is None else self.as_of(entity_id, property, t)
+
+    def facts_between(self, entity_id: str, t1: TimeLike, t2: TimeLike) -> list[FactRecord]:
+        start, end = check_interval(t1, t2)
+        params = {"entity_id": entity_id, "t1": start, "t2": end}
+        return [columns.fact_from_row(r) for r in self._read("temporal_facts_between", params)]
+
+    def known_as_of(
+        self,
+        entity_id: str,
+        property: str,
+        recorded_at: TimeLike,
+        at: TimeLike | None = None,
+    ) -> FactRecord | None:
+        r = normalize_time(recorded_at)
+        if at is None:
+            return self._one("temporal_known_as_of", entity_id, property, recorded_at=r)
+        t = normalize_time(at)
+        return self._one("temporal_known_as_of_at", entity_id, property, recorded_at=r, t=t)
+
+    def _one(self, name: str, entity_id: str, property: str, **params: Any) -> FactRecord | None:
+        rows = self._read(name, {"entity_id": entity_id, "property": property, **params})
+        return columns.fact_from_row(rows[0]) if rows else None
+
+    # ---- plumbing ----
+
+    def _read(self, name: str, params: dict[str, Any]) -> list[dict[str, Any]]:
+        self._require_ready()
+        with self._connection(name):
+            return self._run_read(cypher_files.query(name), params)
+
+    def _run_read(self, text: str, params: dict[str, Any]) -> list[dict[str, Any]]:
+        records, _, _ = self.driver.execute_query(
+            Query(text), params, routing_=RoutingControl.READ, database_=self.database
+        )
+        return [record.data() for record in records]
+
+    def plan(self, name: str, params: dict[str, Any], *, profile: bool = False) -> list[str]:
+        """The operators of the EXPLAIN (or PROFILE) plan of query ``name``, root first.
+
+        Each entry is ``"<operator> <details>"``; benchmarks and tests use it to check that
+        the temporal queries seek an index rather than scan a label.
+        """
+        self._require_ready()
+        prefix = "PROFILE " if profile else "EXPLAIN "
+        with self._connection(f"plan {name}"):
+            _, summary, _ = self.driver.execute_query(
+                Query(prefix + cypher_files.query(name)),
+                params,
+                routing_=RoutingControl.READ,
+                database_=self.database,
+            )
+        tree = summary.profile if profile else summary.plan
+        return list(_operators(tree or {}))
+
+
+def _chunks(rows: Sequence[T], size: int) -> Iterator[Sequence[T]]:
+    for start in range(0, len(rows), size):
+        yield rows[start : start + size]
+
+
+def _operators(plan: Mapping[str, Any]) -> Iterator[str]:
+    args = plan.get("args", {})
+    details = args.get("Details", "") if isinstance(args, Mapping) else ""
+    operator = str(plan.get("operatorType", "?")).split("@")[0]
+    yield f"{operator} {details}".strip()
+    for child in plan.get("children", []):
+        yield from _operators(child)
+
+
+def _driver_uri(driver: Driver) -> str:
+    address = getattr(driver, "address", None)  # BoltDriver has it; routing drivers may not
+    return f"bolt://{address}" if address is not None else "neo4j (driver address unknown)"
+
+
+__all__ = ["EXISTING_QUERIES", "TEMPORAL_QUERIES", "WRITE_QUERIES", "Neo4jGraphStore"]

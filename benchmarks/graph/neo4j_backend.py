@@ -1,0 +1,56 @@
+"""The Neo4j side of the graph benchmark: a fresh store per size and EXPLAIN plan checks.
+
+Benchmark code, not library code: ``fresh_store`` empties the store's labels first so each
+size starts from an empty graph (in batched transactions, to stay inside a 1 GB heap).
+"""
+
+from __future__ import annotations
+
+import os
+from typing import Any
+
+from neo4j import GraphDatabase
+
+from apexmem_neo.settings import Settings
+from apexmem_neo.store.neo4j import Neo4jGraphStore
+
+WIPE_ORDER = ("Fact", "Event", "Evidence", "Turn", "Session", "Entity", "Property")
+"""Leaves first: once facts and events are gone, no node has many relationships left, so
+each batch stays small (a label-blind DETACH DELETE of an entity with thousands of facts
+in one transaction can exhaust a 1 GB heap)."""
+WIPE = (
+    "MATCH (n) WHERE $label IN labels(n) "
+    "CALL (n) { DETACH DELETE n } IN TRANSACTIONS OF 5000 ROWS"
+)
+SCANS = ("AllNodesScan", "NodeByLabelScan", "NodeIndexScan", "NodeIndexContainsScan")
+
+
+def fresh_store() -> Neo4jGraphStore:
+    """A store on the configured server (NEO4J_URI; NEO4J_AUTH=user/password if auth is on)."""
+    auth_env = os.environ.get("NEO4J_AUTH")
+    auth = tuple(auth_env.split("/", 1)) if auth_env else None
+    driver = GraphDatabase.driver(Settings().neo4j_uri, auth=auth)
+    with driver.session() as session:
+        for label in WIPE_ORDER:
+            session.run(WIPE, label=label).consume()
+    return Neo4jGraphStore(driver)
+
+
+def query_plans(store: Neo4jGraphStore, pick: dict[str, Any]) -> dict[str, dict[str, Any]]:
+    """Per temporal query file, its EXPLAIN operators and whether it seeks an index only."""
+    base = {"entity_id": pick["e"], "property": pick["p"]}
+    params: dict[str, dict[str, Any]] = {
+        "temporal_current": base,
+        "temporal_as_of": {**base, "t": pick["t"]},
+        "temporal_history": base,
+        "temporal_facts_between": {"entity_id": pick["e"], "t1": pick["t"], "t2": pick["t"]},
+        "temporal_known_as_of": {**base, "recorded_at": pick["r"]},
+        "temporal_known_as_of_at": {**base, "recorded_at": pick["r"], "t": pick["t"]},
+    }
+    plans = {}
+    for name, values in params.items():
+        operators = store.plan(name, values)
+        seeks = any(op.startswith("NodeIndexSeek") for op in operators)
+        scans = any(op.startswith(SCANS) for op in operators)
+        plans[name] = {"plan": "; ".join(operators), "uses_index": seeks and not scans}
+    return plans

@@ -1,0 +1,4 @@
+// The subset of $ids that are stored as :Evidence (dangling-reference check before a write).
+UNWIND $ids AS id
+MATCH (n:Evidence {evidence_id: id})
+RETURN n.evidence_id AS id

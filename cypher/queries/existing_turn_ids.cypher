@@ -1,0 +1,4 @@
+// The subset of $ids that are stored as :Turn (dangling-reference check before a write).
+UNWIND $ids AS id
+MATCH (n:Turn {turn_id: id})
+RETURN n.turn_id AS id

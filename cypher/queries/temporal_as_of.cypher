@@ -1,0 +1,12 @@
+// as_of(e, p, t): among facts of (e, p) whose closed interval holds $t, the greatest by k.
+// Also serves current(e, p, now) and before(e, p, ref) (with $t = just_before(ref)).
+MATCH (f:Fact)
+USING INDEX f:Fact(entity_id, property, t_from)
+WHERE f.entity_id = $entity_id AND f.property = $property AND f.t_from <= $t
+  AND (f.t_to IS NULL OR f.t_to >= $t)
+RETURN f.fact_id AS fact_id, f.entity_id AS entity_id, f.property AS property,
+       f.value_json AS value_json, f.dtype AS dtype, f.t_from AS t_from, f.t_to AS t_to,
+       f.confidence AS confidence, f.event_id AS event_id, f.evidence_id AS evidence_id,
+       f.recorded_at AS recorded_at
+ORDER BY t_from DESC, recorded_at DESC, fact_id DESC
+LIMIT 1

@@ -1,0 +1,323 @@
+"""What only the Neo4j backend has: schema, graph shape, plans, failures, packaging.
+
+Runs against the real server from ``neo4j_driver``; the connection-loss tests put a real TCP
+proxy (``tcp_proxy.CuttingProxy``) between the driver and that server.
+"""
+
+from __future__ import annotations
+
+import threading
+from collections.abc import Iterator
+from typing import Any
+
+import pytest
+from neo4j import Driver, GraphDatabase
+
+from apexmem_neo.errors import ServiceUnavailableError
+from apexmem_neo.ontology import Entity, Fact, GraphBatch, Session, Turn
+from apexmem_neo.store import StoreCounts, StoreError, StoreNotReadyError
+from apexmem_neo.store.columns import COLUMNS
+from apexmem_neo.store.neo4j import Neo4jGraphStore, cypher_files
+from apexmem_neo.store.neo4j.store import EXISTING_QUERIES, TEMPORAL_QUERIES, WRITE_QUERIES
+from tests.integration.store.conftest import wipe
+from tests.integration.store.tcp_proxy import CuttingProxy
+from tests.unit.store.backends import FakeClock
+from tests.unit.store.test_contract import ALICE, conversation_batch, fact
+
+pytestmark = [pytest.mark.integration, pytest.mark.neo4j]
+
+LABEL_OF_TABLE = {
+    "sessions": "Session",
+    "turns": "Turn",
+    "entities": "Entity",
+    "properties": "Property",
+    "evidence": "Evidence",
+    "events": "Event",
+    "facts": "Fact",
+}
+
+
+def rows(driver: Driver, query: str, **params: Any) -> list[dict[str, Any]]:
+    records, _, _ = driver.execute_query(query, params)
+    return [r.data() for r in records]
+
+
+def big_batch(n_facts: int) -> GraphBatch:
+    facts = [
+        fact(f"city {i}", f"2020-01-01T00:00:{i % 60:02d}", prop=f"p_{i % 7}")
+        for i in range(n_facts)
+    ]
+    return GraphBatch(entities=[ALICE], facts=facts)
+
+
+# ---- schema ----
+
+
+def drop_store_schema(driver: Driver) -> None:
+    for statement in cypher_files.schema_statements():
+        kind, name = statement.split()[
+            1:3
+        ]  # "CREATE CONSTRAINT <name> ..." / "CREATE INDEX <name>"
+        driver.execute_query(f"DROP {kind} {name} IF EXISTS")
+
+
+def init_concurrently(stores: list[Neo4jGraphStore]) -> list[Exception]:
+    """Call ``init_schema()`` on every store at once, one thread each; return the errors."""
+    start, errors = threading.Barrier(len(stores)), []
+
+    def init(store: Neo4jGraphStore) -> None:
+        start.wait()
+        try:
+            store.init_schema()
+        except Exception as exc:  # collected and asserted by the caller
+            errors.append(exc)
+
+    threads = [threading.Thread(target=init, args=(s,)) for s in stores]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    return errors
+
+
+def test_init_schema_is_idempotent_under_concurrent_calls(neo4j_driver: Driver) -> None:
+    wipe(neo4j_driver)
+    for _ in range(3):
+        drop_store_schema(neo4j_driver)
+        assert init_concurrently([Neo4jGraphStore(neo4j_driver) for _ in range(2)]) == []
+    assert init_concurrently([Neo4jGraphStore(neo4j_driver) for _ in range(2)]) == []
+    online = rows(neo4j_driver, "SHOW INDEXES YIELD name, state WHERE state = 'ONLINE'")
+    names = {r["name"] for r in online}
+    assert {"fact_timeline", "fact_entity_time", "participant_key_unique"} <= names
+
+
+def test_constructor_does_no_io_and_queries_need_init_schema() -> None:
+    driver = GraphDatabase.driver("bolt://127.0.0.1:1", auth=None)  # nothing listens there
+    store = Neo4jGraphStore(driver, database="neo4j")
+    with pytest.raises(StoreNotReadyError):
+        store.counts()
+    with pytest.raises(StoreNotReadyError):
+        store.write(GraphBatch())
+    driver.close()
+
+
+def test_unreachable_server_is_a_service_error_naming_the_uri() -> None:
+    with socket_port() as port:
+        driver = GraphDatabase.driver(
+            f"bolt://127.0.0.1:{port}",
+            auth=None,
+            connection_timeout=2.0,
+            max_transaction_retry_time=0.5,
+        )
+    store = Neo4jGraphStore(driver)
+    with pytest.raises(ServiceUnavailableError, match=f"127.0.0.1:{port}"):
+        store.init_schema()
+    driver.close()
+
+
+# ---- graph shape: the SQL mirror and the traversal relationships ----
+
+
+NULLABLE = {
+    "sessions": {"started_at"},
+    "turns": {"listener"},
+    "evidence": {"turn_id", "span_start", "span_end"},
+    "events": {"location", "turn_id", "evidence_id"},
+    "facts": {"t_to", "event_id", "evidence_id"},
+}
+
+
+def test_node_properties_mirror_the_sql_columns(neo4j_store: Neo4jGraphStore) -> None:
+    neo4j_store.write(conversation_batch())
+    driver = neo4j_store.driver
+    for table, label in LABEL_OF_TABLE.items():
+        for row in rows(driver, f"MATCH (n:{label}) RETURN keys(n) AS keys"):
+            keys, wanted = set(row["keys"]), set(COLUMNS[table])
+            assert wanted - NULLABLE.get(table, set()) <= keys <= wanted, table  # NULL = absent
+    (rel,) = rows(driver, "MATCH (:Event)-[r:PARTICIPANT]->(:Entity) RETURN properties(r) AS p")
+    assert sorted(rel["p"]) == sorted(COLUMNS["event_participants"])
+    (f,) = rows(driver, "MATCH (f:Fact) RETURN properties(f) AS p")
+    assert set(f["p"]) == set(COLUMNS["facts"]) - {"t_to"}  # t_to is NULL (open-ended)
+
+
+def test_traversal_relationships(neo4j_store: Neo4jGraphStore) -> None:
+    neo4j_store.write(conversation_batch())
+    found = rows(
+        neo4j_store.driver,
+        "MATCH (a)-[r]->(b) RETURN labels(a)[0] AS a, type(r) AS r, labels(b)[0] AS b "
+        "ORDER BY a, r, b",
+    )
+    assert [(x["a"], x["r"], x["b"]) for x in found] == [
+        ("Event", "ASSERTS", "Fact"),
+        ("Event", "FROM_TURN", "Turn"),
+        ("Event", "PARTICIPANT", "Entity"),
+        ("Event", "SUPPORTED_BY", "Evidence"),
+        ("Evidence", "FROM_TURN", "Turn"),
+        ("Fact", "ABOUT", "Entity"),
+        ("Fact", "OF_PROPERTY", "Property"),
+        ("Fact", "SUPPORTED_BY", "Evidence"),
+        ("Turn", "IN_SESSION", "Session"),
+    ]
+
+
+def test_turns_form_one_next_chain_whatever_the_write_order(neo4j_store: Neo4jGraphStore) -> None:
+    session = Session(conversation_id="conv-next", seq=1)
+    turns = [
+        Turn(session_id=session.session_id, seq=i, speaker="A", text=f"t{i}", anchor="2023-01-01")
+        for i in range(5)
+    ]
+    neo4j_store.write(GraphBatch(sessions=[session], turns=[turns[0], turns[4]]))
+    neo4j_store.write(GraphBatch(turns=[turns[3], turns[1]]))
+    neo4j_store.write(GraphBatch(turns=[turns[2]]))
+    neo4j_store.write(GraphBatch(turns=turns))  # a re-write changes nothing
+    chain = rows(
+        neo4j_store.driver,
+        "MATCH (a:Turn)-[:NEXT]->(b:Turn) RETURN a.seq AS a, b.seq AS b ORDER BY a",
+    )
+    assert [(x["a"], x["b"]) for x in chain] == [(0, 1), (1, 2), (2, 3), (3, 4)]
+
+
+# ---- idempotence and atomicity ----
+
+
+def test_rewriting_a_large_batch_adds_nothing(neo4j_driver: Driver) -> None:
+    wipe(neo4j_driver)
+    store = Neo4jGraphStore(neo4j_driver, clock=FakeClock(), chunk_rows=100)
+    store.init_schema()
+    batch = big_batch(1000)
+    store.write(batch)
+    first = store.counts()
+    store.write(batch)
+    assert store.counts() == first
+    assert first.facts == 1000
+    (rels,) = rows(neo4j_driver, "MATCH (:Fact)-[r]->() RETURN count(r) AS n")
+    assert rels["n"] == 2000  # ABOUT + OF_PROPERTY, once each
+
+
+def test_server_side_failure_mid_batch_leaves_nothing(neo4j_store: Neo4jGraphStore) -> None:
+    batch = conversation_batch()
+    part = batch.participants[0]
+    # A PARTICIPANT with the batch's key between other nodes: the batch's MERGE creates a
+    # second one, the uniqueness constraint fails, after sessions..events were written.
+    neo4j_store.driver.execute_query(
+        "CREATE (:Event {event_id: 'ev_other'})-[:PARTICIPANT {event_id: $ev, entity_id: $en, "
+        "role: $role}]->(:Entity {entity_id: 'ent_other'})",
+        {"ev": part.event_id, "en": part.entity_id, "role": part.role.value},
+    )
+    before = neo4j_store.counts()
+    with pytest.raises(StoreError, match="rolled back"):
+        neo4j_store.write(batch)
+    assert neo4j_store.counts() == before
+
+
+@pytest.fixture
+def proxy(neo4j_driver: Driver) -> Iterator[CuttingProxy]:
+    host, port = str(neo4j_driver.address).rsplit(":", 1)  # type: ignore[attr-defined]
+    with CuttingProxy(host, int(port)) as p:
+        yield p
+
+
+def test_lost_connection_mid_batch_is_clear_and_a_retry_adds_no_duplicates(
+    neo4j_store: Neo4jGraphStore, proxy: CuttingProxy
+) -> None:
+    uri = f"bolt://127.0.0.1:{proxy.port}"
+    driver = GraphDatabase.driver(uri, auth=None, max_transaction_retry_time=0.5)
+    cut_store = Neo4jGraphStore(driver, clock=FakeClock(), chunk_rows=50)
+    cut_store.init_schema()
+    batch = big_batch(2000)  # 40 UNWIND chunks of ~20 KB each
+    proxy.cut_after(100_000)
+    with pytest.raises(ServiceUnavailableError, match=f"127.0.0.1:{proxy.port}") as info:
+        cut_store.write(batch)
+    assert "connection lost" in str(info.value)
+    assert proxy.cut.is_set()
+    driver.close()
+    assert neo4j_store.counts() == StoreCounts()  # the half-sent transaction never committed
+    neo4j_store.write(batch)
+    written = neo4j_store.counts()
+    neo4j_store.write(batch)
+    assert neo4j_store.counts() == written
+    assert written.facts == 2000
+
+
+# ---- plans: the temporal queries seek an index ----
+
+
+def test_temporal_queries_seek_indexes(neo4j_store: Neo4jGraphStore) -> None:
+    others = [Entity(name=f"other {i}", entity_type="Person") for i in range(50)]
+    facts = [
+        Fact(
+            entity_id=e.entity_id,
+            property="home_city",
+            value="x",
+            dtype="str",
+            t_from=f"20{10 + i % 10}-01-01",
+        )
+        for i, e in enumerate(others)
+    ]
+    neo4j_store.write(
+        GraphBatch(entities=[ALICE, *others], facts=[*facts, fact("Boston", "2023-01-01")])
+    )
+    params = {
+        "entity_id": ALICE.entity_id,
+        "property": "home_city",
+        "t": "2023-06-01",
+        "t1": "2020-01-01",
+        "t2": "2024-01-01",
+        "recorded_at": "2024-06-01",
+    }
+    # A freshly (re)created index has no statistics yet (the concurrency test drops them);
+    # the server samples them in the background. Sample now so the plan is the steady one.
+    for index in ("fact_timeline", "fact_entity_time"):
+        neo4j_store.driver.execute_query("CALL db.resampleIndex($name)", {"name": index})
+    neo4j_store.driver.execute_query("CALL db.clearQueryCaches()")
+    for name in TEMPORAL_QUERIES:
+        operators = neo4j_store.plan(name, params, profile=True)
+        kinds = [op.split()[0] for op in operators]
+        assert any(op.startswith("NodeIndexSeek") for op in operators), (name, kinds)
+        assert not any("Scan" in op for op in operators), (name, operators)
+        expected = (  # plans name an index by its properties
+            "f:Fact(entity_id, t_from)"
+            if name == "temporal_facts_between"
+            else "f:Fact(entity_id, property, t_from)"
+        )
+        assert any(expected in op for op in operators), (name, operators)
+
+
+# ---- Cypher files: loader and allow-list ----
+
+
+def test_every_store_query_file_loads_and_is_allow_listed() -> None:
+    store_queries = {
+        *WRITE_QUERIES.values(),
+        *EXISTING_QUERIES.values(),
+        *TEMPORAL_QUERIES,
+        *("link_turns", "get_entity", "find_entities", "get_event"),
+    }
+    assert store_queries <= set(cypher_files.query_names())
+    for name in store_queries:
+        assert "$" in cypher_files.query(name)
+    assert len(cypher_files.schema_statements()) == 16
+
+
+def test_allow_list_rejects_unknown_labels_and_names() -> None:
+    with pytest.raises(cypher_files.CypherFileError, match="Secret"):
+        cypher_files.check_allowed("x", "MATCH (n:Secret) RETURN n")
+    with pytest.raises(cypher_files.CypherFileError, match="OWNS"):
+        cypher_files.check_allowed("x", "MATCH (:Fact)-[:OWNS]->(n) RETURN n")
+    with pytest.raises(cypher_files.CypherFileError, match="snake_case"):
+        cypher_files.query("../schema/store_constraints")
+
+
+class socket_port:
+    """A local port with nothing listening on it (bound, then released on exit)."""
+
+    def __enter__(self) -> int:
+        import socket
+
+        self._sock = socket.socket()
+        self._sock.bind(("127.0.0.1", 0))
+        port: int = self._sock.getsockname()[1]
+        return port
+
+    def __exit__(self, *exc: object) -> None:
+        self._sock.close()
