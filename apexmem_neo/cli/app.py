@@ -10,6 +10,7 @@ os.environ.setdefault("LITELLM_LOCAL_MODEL_COST_MAP", "True")
 import typer
 
 from apexmem_neo.cli.doctor import doctor
+from apexmem_neo.cli.ingest import ingest
 from apexmem_neo.cli.services import services_app
 
 app = typer.Typer(
@@ -20,6 +21,7 @@ app = typer.Typer(
 )
 app.add_typer(services_app, name="services")
 app.command("doctor")(doctor)
+app.command("ingest")(ingest)
 
 
 def main() -> None:

@@ -1,0 +1,160 @@
+"""Few-shot demonstrations written for this project (none is taken from LOCOMO).
+
+They cover the patterns of the paper's Table 13: an assertion (attended_event), a number, an
+emotional state as an enum, an environment condition from a document stream ("World"), a
+personal attribute as a bool (has_children), an event date as a date, and a greeting that
+yields no facts. Kept compact: the local model reads them on every call (the server caches
+the shared prompt prefix, so they cost prompt time once).
+"""
+
+from __future__ import annotations
+
+import dspy
+
+from apexmem_neo.llm.extract_event.models import (
+    ExtractedEvent,
+    ExtractedFact,
+    ExtractedParticipant,
+)
+from apexmem_neo.ontology import DType, EntityType, Role
+
+KNOWN = "attended_event, emotional_state, occupation, has_children"
+
+
+def _p(name: str, kind: EntityType, role: Role) -> ExtractedParticipant:
+    return ExtractedParticipant(name=name, type=kind, role=role)
+
+
+def _f(
+    subject: str,
+    prop: str,
+    value: str | int | float | bool,
+    dtype: DType,
+    evidence: str,
+    when: str | None = None,
+    t_from: str | None = None,
+) -> ExtractedFact:
+    return ExtractedFact(
+        subject=subject,
+        property=prop,
+        value=value,
+        dtype=dtype,
+        when=when,
+        t_from=t_from,
+        t_to=None,
+        confidence=0.9,
+        evidence=evidence,
+    )
+
+
+def _demo(
+    speaker: str, listener: str, text: str, anchor: str, event: ExtractedEvent
+) -> dspy.Example:
+    return dspy.Example(
+        speaker=speaker,
+        listener=listener,
+        text=text,
+        anchor=anchor,
+        context="",
+        known_properties=KNOWN,
+        event=event,
+    ).with_inputs("speaker", "listener", "text", "anchor", "context", "known_properties")
+
+
+MARATHON = _demo(
+    "Tom",
+    "Lena",
+    "I ran the Chicago marathon last Sunday, finished in 252 minutes!",
+    "2023-10-10T09:00:00 (Tuesday)",
+    ExtractedEvent(
+        type="ran_marathon",
+        when="last Sunday",
+        time="2023-10-08",
+        location="Chicago",
+        participants=[
+            _p("Tom", EntityType.PERSON, Role.SPEAKER),
+            _p("Chicago marathon", EntityType.EVENT, Role.MENTIONED),
+        ],
+        facts=[
+            _f("Tom", "attended_event", "Chicago marathon", DType.STR,
+               "I ran the Chicago marathon last Sunday", "last Sunday", "2023-10-08"),
+            _f("Tom", "marathon_time_minutes", 252, DType.INT,
+               "finished in 252 minutes", "last Sunday", "2023-10-08"),
+        ],
+    ),
+)  # fmt: skip
+
+TIRED_PARENT = _demo(
+    "Priya",
+    "Sam",
+    "Honestly I'm exhausted, the twins kept me up all night. Nursing shifts don't help.",
+    "2024-02-02T21:15:00 (Friday)",
+    ExtractedEvent(
+        type="felt_exhausted",
+        participants=[
+            _p("Priya", EntityType.PERSON, Role.SPEAKER),
+            _p("twins", EntityType.GROUP, Role.MENTIONED),
+        ],
+        facts=[
+            _f("Priya", "emotional_state", "exhausted", DType.ENUM, "I'm exhausted"),
+            _f("Priya", "has_children", True, DType.BOOL, "the twins kept me up"),
+            _f("Priya", "number_of_children", 2, DType.INT, "the twins"),
+            _f("Priya", "occupation", "nurse", DType.STR, "Nursing shifts"),
+        ],
+    ),
+)  # fmt: skip
+
+SNOW = _demo(
+    "World",
+    "",
+    "Heavy snow closed all schools in Denver on Monday.",
+    "2024-01-17T08:00:00 (Wednesday)",
+    ExtractedEvent(
+        type="school_closure",
+        when="on Monday",
+        time="2024-01-15",
+        location="Denver",
+        participants=[_p("Denver", EntityType.PLACE, Role.MENTIONED)],
+        facts=[
+            _f("Denver", "weather_condition", "heavy snow", DType.STR,
+               "Heavy snow", "on Monday", "2024-01-15"),
+            _f("Denver", "schools_closed", True, DType.BOOL,
+               "closed all schools in Denver", "on Monday", "2024-01-15"),
+        ],
+    ),
+)  # fmt: skip
+
+WEDDING = _demo(
+    "Sam",
+    "Priya",
+    "My sister Ana is getting married on June 3rd!",
+    "2023-05-20T18:00:00 (Saturday)",
+    ExtractedEvent(
+        type="wedding_announcement",
+        participants=[
+            _p("Sam", EntityType.PERSON, Role.SPEAKER),
+            _p("Ana", EntityType.PERSON, Role.MENTIONED),
+        ],
+        facts=[
+            _f("Ana", "event_date", "2023-06-03", DType.DATE, "getting married on June 3rd"),
+            _f("Ana", "sibling_of", "Sam", DType.STR, "My sister Ana"),
+        ],
+    ),
+)  # fmt: skip
+
+GREETING = _demo(
+    "Lena",
+    "Tom",
+    "Hey Tom, good to see you! How have you been?",
+    "2023-10-10T09:00:00 (Tuesday)",
+    ExtractedEvent(
+        type="greeting",
+        participants=[
+            _p("Lena", EntityType.PERSON, Role.SPEAKER),
+            _p("Tom", EntityType.PERSON, Role.LISTENER),
+        ],
+        facts=[],
+    ),
+)
+
+DEMOS: list[dspy.Example] = [MARATHON, TIRED_PARENT, SNOW, WEDDING, GREETING]

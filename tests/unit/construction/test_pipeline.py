@@ -1,0 +1,295 @@
+"""Control flow of the construction pipeline with DummyLM: resolution, retries, checkpoints."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import dspy
+import pytest
+
+from apexmem_neo.construction.calls import CompactJSONAdapter
+from apexmem_neo.construction.checkpoint import Checkpoint
+from apexmem_neo.construction.loaders import TurnInput
+from apexmem_neo.construction.pipeline import ConstructionPipeline, PipelineConfig
+from apexmem_neo.ontology import EntityType, GraphBatch
+from apexmem_neo.ontology.ids import entity_id
+from apexmem_neo.store import StoreError
+from apexmem_neo.store.sqlite import SQLiteGraphStore
+from tests.unit.construction.conftest import event, fact, turn
+
+ADAPTER = CompactJSONAdapter()
+ALICE = entity_id(EntityType.PERSON.value, "Alice")
+JAN, MAR = "2024-01-15T19:00:00", "2024-03-20T19:00:00"
+T1 = "My favourite restaurant is Italian Garden."
+T2 = "Now Sakura Sushi is my favorite restaurant."
+
+
+def key(text: str) -> str:
+    """A DummyLM dict key matching only the turn's own text field (not the context)."""
+    return f"[[ ## text ## ]]\n{text}"
+
+
+def restaurant(name: str, prop: str = "favourite_restaurant", subject: str = "I") -> dict[str, Any]:
+    return event(
+        [("Alice", "Person", "Speaker"), (name, "Corporation", "Mentioned")],
+        [fact(subject, prop, name, name)],
+    )
+
+
+def pipeline(
+    store: SQLiteGraphStore, checkpoint: Checkpoint, answers: Any, **config: Any
+) -> tuple[ConstructionPipeline, dspy.utils.DummyLM]:
+    lm = dspy.utils.DummyLM(answers, adapter=ADAPTER)
+    return ConstructionPipeline(store, checkpoint, lm, PipelineConfig(**config), ADAPTER), lm
+
+
+def alice_turns() -> list[TurnInput]:
+    return [turn(T1, JAN, 0, 1), turn(T2, MAR, 0, 2)]
+
+
+def test_alice_gets_two_coexisting_favourite_restaurant_facts(
+    store: SQLiteGraphStore, checkpoint: Checkpoint
+) -> None:
+    answers = {
+        T1: restaurant("Italian Garden"),
+        key(T2): restaurant("Sakura Sushi", "favorite restaurant"),
+    }
+    pipe, _ = pipeline(store, checkpoint, answers)
+    stats = pipe.ingest(alice_turns())
+    history = store.history(ALICE, "favourite_restaurant")
+    assert [(f.value, f.t_from) for f in history] == [
+        ("Italian Garden", JAN),
+        ("Sakura Sushi", MAR),
+    ]
+    assert store.current(ALICE, "favourite_restaurant").value == "Sakura Sushi"  # type: ignore[union-attr]
+    assert store.as_of(ALICE, "favourite_restaurant", "2024-02-01").value == "Italian Garden"  # type: ignore[union-attr]
+    assert stats.llm_calls == 2  # one extraction per turn; the spelling variant needed no LLM
+    assert stats.llm["extract"]["calls"] == 2
+    assert stats.calls_per_turn() == 1.0
+
+
+def test_exact_matches_never_create_a_duplicate_entity(
+    store: SQLiteGraphStore, checkpoint: Checkpoint
+) -> None:
+    answers = {key(T1): restaurant("Italian Garden"), key(T2): restaurant("italian garden")}
+    pipe, _ = pipeline(store, checkpoint, answers)
+    pipe.ingest(alice_turns())
+    assert len(store.find_entities("Italian Garden")) == 1
+    assert len(store.find_entities("Alice")) == 1
+
+
+def test_facts_carry_evidence_spans_into_the_turn_text_and_pronouns_resolve_to_speaker(
+    store: SQLiteGraphStore, checkpoint: Checkpoint
+) -> None:
+    pipe, _ = pipeline(store, checkpoint, {key(T1): restaurant("Italian Garden", subject="my")})
+    pipe.ingest([turn(T1, JAN)])
+    rows = store.connection.execute(
+        "SELECT e.text, e.span_start, e.span_end, t.text FROM facts f "
+        "JOIN evidence e ON e.evidence_id = f.evidence_id JOIN turns t ON t.turn_id = e.turn_id"
+    ).fetchall()
+    assert len(rows) == 1
+    quote, start, end, text = rows[0]
+    assert text[start:end] == quote == "Italian Garden"
+    assert store.history(ALICE, "favourite_restaurant")
+
+
+def test_relative_time_is_grounded_and_defaults_are_recorded(
+    store: SQLiteGraphStore, checkpoint: Checkpoint
+) -> None:
+    text = "I went to a support group yesterday. I feel great."
+    answer = event(
+        [("Alice", "Person", "Speaker")],
+        [
+            fact(
+                "Alice",
+                "attended_event",
+                "support group",
+                "support group yesterday",
+                when="yesterday",
+                t_from="2023-10-08",
+            ),
+            fact("Alice", "emotional_state", "great", "I feel great", dtype="enum"),
+        ],
+        kind="attended support group",
+    )
+    pipe, _ = pipeline(store, checkpoint, [answer])
+    pipe.ingest([turn(text, "2023-05-08T13:56:00")])
+    attended = store.history(ALICE, "attended_event")
+    assert attended[0].t_from == "2023-05-07T00:00:00"  # the grounder overrode the model
+    feeling = store.history(ALICE, "emotional_state")
+    assert feeling[0].dtype.value == "enum"
+    times = {d.mention: d for d in checkpoint.decisions() if d.kind == "time"}
+    assert times["Alice.attended_event"].decision == "rule"
+    assert "model said 2023-10-08" in times["Alice.attended_event"].rationale
+    assert times["Alice.emotional_state"].decision == "rule"  # inherits the event's time
+
+
+def test_ambiguous_mention_asks_the_llm_and_fuses_above_threshold(
+    store: SQLiteGraphStore, checkpoint: Checkpoint
+) -> None:
+    first = "Caroline joined the club."
+    second = "Carolina joined the choir."
+    answers = {
+        "[[ ## mention ## ]]\nCarolina": {
+            "decision": {
+                "decision": "choose_existing",
+                "candidate": 1,
+                "name": "Caroline",
+                "aliases": ["Carolina"],
+                "type": "Person",
+                "confidence": 0.9,
+                "rationale": "Same person, spelling variant.",
+            }
+        },
+        key(first): event(
+            [("Caroline", "Person", "Mentioned")],
+            [fact("Caroline", "member_of", "the club", "joined the club")],
+        ),
+        key(second): event(
+            [("Carolina", "Person", "Mentioned")],
+            [fact("Carolina", "member_of", "the choir", "joined the choir")],
+        ),
+    }
+    pipe, _ = pipeline(store, checkpoint, answers)
+    stats = pipe.ingest([turn(first, JAN, 0), turn(second, MAR, 1)])
+    caroline = entity_id("Person", "Caroline")
+    assert [f.value for f in store.history(caroline, "member_of")] == ["the club", "the choir"]
+    assert not store.find_entities("Carolina")
+    assert stats.llm["resolve_entity"]["calls"] == 1
+    merges = [d for d in checkpoint.decisions() if d.kind == "merge"]
+    assert [m.decision for m in merges] == ["fused"]
+    llm = [d for d in checkpoint.decisions() if d.via == "llm"]
+    assert llm[0].rationale == "Same person, spelling variant."
+    entities, _ = checkpoint.load_catalogs()
+    assert "Carolina" in entities.entities[caroline].aliases
+
+
+def test_low_confidence_choice_keeps_entities_apart_and_records_it(
+    store: SQLiteGraphStore, checkpoint: Checkpoint
+) -> None:
+    first, second = "Caroline joined the club.", "Carolina joined the choir."
+    answers = {
+        "[[ ## mention ## ]]\nCarolina": {
+            "decision": {
+                "decision": "choose_existing",
+                "candidate": 1,
+                "name": "Caroline",
+                "aliases": [],
+                "type": "Person",
+                "confidence": 0.5,
+                "rationale": "Maybe the same.",
+            }
+        },
+        key(first): event([("Caroline", "Person", "Mentioned")], []),
+        key(second): event([("Carolina", "Person", "Mentioned")], []),
+    }
+    pipe, _ = pipeline(store, checkpoint, answers)
+    pipe.ingest([turn(first, JAN, 0), turn(second, JAN, 1)])
+    assert store.find_entities("Carolina")
+    merges = [d for d in checkpoint.decisions() if d.kind == "merge"]
+    assert [(m.decision, m.confidence) for m in merges] == [("kept_apart", 0.5)]
+
+
+def test_malformed_output_is_retried_then_succeeds(
+    store: SQLiteGraphStore, checkpoint: Checkpoint
+) -> None:
+    pipe, _ = pipeline(store, checkpoint, [{"event": "not an event"}, restaurant("Italian Garden")])
+    stats = pipe.ingest([turn(T1, JAN)])
+    assert stats.turns_done == 1 and stats.turns_failed == 0
+    assert stats.llm["extract"] == pytest.approx(
+        {**stats.llm["extract"], "calls": 2, "failed_calls": 1}
+    )
+    assert store.history(ALICE, "favourite_restaurant")
+
+
+def test_a_turn_that_keeps_failing_is_recorded_and_skipped_without_aborting(
+    store: SQLiteGraphStore, checkpoint: Checkpoint
+) -> None:
+    answers = {key(T1): {"event": "garbage"}, key(T2): restaurant("Sakura Sushi")}
+    pipe, _ = pipeline(store, checkpoint, answers, max_attempts=2)
+    stats = pipe.ingest(alice_turns())
+    assert (stats.turns_failed, stats.turns_done) == (1, 1)
+    failed = checkpoint.failed()
+    assert len(failed) == 1 and failed[0].attempts == 2
+    assert failed[0].raw_output is not None and "garbage" in failed[0].raw_output
+    assert store.counts().turns == 2  # the failed turn's text is still kept
+    assert [f.value for f in store.history(ALICE, "favourite_restaurant")] == ["Sakura Sushi"]
+    again, _ = pipeline(store, checkpoint, {})
+    assert again.ingest(alice_turns()).turns_skipped == 2  # not retried by default
+
+
+def test_reingest_adds_nothing_and_calls_no_llm(
+    store: SQLiteGraphStore, checkpoint: Checkpoint
+) -> None:
+    answers = {key(T1): restaurant("Italian Garden"), key(T2): restaurant("Sakura Sushi")}
+    pipe, _ = pipeline(store, checkpoint, answers)
+    pipe.ingest(alice_turns())
+    before = store.counts()
+    again, _ = pipeline(store, checkpoint, {})
+    stats = again.ingest(alice_turns())
+    assert stats.llm_calls == 0 and stats.turns_skipped == 2
+    assert store.counts() == before
+
+
+class CrashingStore(SQLiteGraphStore):
+    """A real SQLite store that dies (like a killed process) on its n-th write."""
+
+    def __init__(self, path: Path, crash_on: int) -> None:
+        super().__init__(path)
+        self.writes = 0
+        self.crash_on = crash_on
+
+    def write(self, batch: GraphBatch) -> None:
+        self.writes += 1
+        if self.writes == self.crash_on:
+            raise StoreError("simulated crash before the write")
+        super().write(batch)
+
+
+def test_killed_run_resumes_with_no_duplicate_and_no_lost_fact(tmp_path: Path) -> None:
+    answers = {key(T1): restaurant("Italian Garden"), key(T2): restaurant("Sakura Sushi")}
+    clean_path, crash_path = tmp_path / "clean.sqlite", tmp_path / "crash.sqlite"
+    clean, clean_cp = SQLiteGraphStore(clean_path), Checkpoint(clean_path)
+    clean.init_schema()
+    clean_cp.open()
+    pipeline(clean, clean_cp, answers)[0].ingest(alice_turns())
+
+    crashing, cp = CrashingStore(crash_path, crash_on=2), Checkpoint(crash_path)
+    crashing.init_schema()
+    cp.open()
+    with pytest.raises(StoreError):
+        pipeline(crashing, cp, answers)[0].ingest(alice_turns())
+    assert cp.counts() == {"done": 1, "pending": 1}
+    crashing.close()
+    cp.close()
+
+    resumed, cp2 = SQLiteGraphStore(crash_path), Checkpoint(crash_path)
+    resumed.init_schema()
+    cp2.open()
+    stats = pipeline(resumed, cp2, {})[0].ingest(alice_turns())  # no LLM answers available
+    assert (stats.turns_replayed, stats.turns_skipped, stats.llm_calls) == (1, 2, 0)
+    assert resumed.counts() == clean.counts()
+    assert [f.value for f in resumed.history(ALICE, "favourite_restaurant")] == [
+        "Italian Garden",
+        "Sakura Sushi",
+    ]
+
+
+def test_concurrency_keeps_input_order_and_results(
+    store: SQLiteGraphStore, checkpoint: Checkpoint
+) -> None:
+    texts = [f"My favourite restaurant is Place {i}." for i in range(6)]
+    answers = {key(t): restaurant(f"Place {i}") for i, t in enumerate(texts)}
+    pipe, _ = pipeline(store, checkpoint, answers, concurrency=3)
+    stats = pipe.ingest([turn(t, f"2024-01-{i + 10}T10:00:00", i) for i, t in enumerate(texts)])
+    assert stats.turns_done == 6 and stats.llm_calls == 6
+    values = [f.value for f in store.history(ALICE, "favourite_restaurant")]
+    assert values == [f"Place {i}" for i in range(6)]
+
+
+def test_empty_turn_text_costs_no_llm_call(store: SQLiteGraphStore, checkpoint: Checkpoint) -> None:
+    pipe, _ = pipeline(store, checkpoint, [])
+    stats = pipe.ingest([turn("   ", JAN)])
+    assert stats.llm_calls == 0 and stats.turns_done == 1
+    assert store.counts().turns == 1
