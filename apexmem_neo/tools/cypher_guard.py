@@ -1,0 +1,200 @@
+"""The static Cypher guard: one statement, no write or admin clauses, allow-listed procedures.
+
+``check_cypher`` tokenises the query (comments, strings and backtick names are understood, so
+a comment cannot hide a clause and a string cannot fake one) and refuses writing clauses,
+LOAD CSV, ``IN TRANSACTIONS``, commands (SHOW, TERMINATE, ...), query prefixes (EXPLAIN,
+PROFILE, CYPHER, USE), several statements, and any procedure outside ``ALLOWED_PROCEDURES``.
+It is the first of three locks: the Neo4j backend then requires the EXPLAIN plan's query type
+to be "r" and runs the query in a READ transaction with a timeout.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from typing import Final
+
+from apexmem_neo.tools.backend import ToolError
+
+ALLOWED_PROCEDURES: Final = frozenset(
+    {
+        "db.index.vector.queryNodes",
+        "db.index.vector.queryRelationships",
+        "db.index.fulltext.queryNodes",
+        "db.index.fulltext.queryRelationships",
+        "db.labels",
+        "db.relationshipTypes",
+        "db.propertyKeys",
+        "db.schema.visualization",
+        "db.schema.nodeTypeProperties",
+        "db.schema.relTypeProperties",
+    }
+)
+"""Read-only procedures GraphQuery may CALL (compared case-insensitively)."""
+
+FORBIDDEN_WORDS: Final[dict[str, str]] = {
+    "CREATE": "writes",
+    "MERGE": "writes",
+    "SET": "writes",
+    "DELETE": "writes",
+    "DETACH": "writes",
+    "REMOVE": "writes",
+    "DROP": "changes the schema",
+    "FOREACH": "exists to write",
+    "INSERT": "writes",
+    "LOAD": "reads files or URLs (LOAD CSV)",
+    "TRANSACTIONS": "commits batches (IN TRANSACTIONS)",
+    "ALTER": "administers the database",
+    "GRANT": "administers the database",
+    "DENY": "administers the database",
+    "REVOKE": "administers the database",
+    "TERMINATE": "administers the database",
+    "DEALLOCATE": "administers the database",
+    "REALLOCATE": "administers the database",
+    "SHOW": "is an admin command (use SchemaViewer for the schema)",
+    "USE": "switches database",
+    "EXPLAIN": "is added by GraphQuery itself",
+    "PROFILE": "executes and profiles the query",
+    "CYPHER": "sets planner options",
+}
+"""Bare words (case-insensitive) that a read-only query never needs, and why they are refused."""
+
+DENIED_FUNCTION_PREFIXES: Final = (
+    "dbms.",
+    "apoc.cypher.",
+    "apoc.periodic.",
+    "apoc.load.",
+    "apoc.import.",
+    "apoc.export.",
+    "apoc.trigger.",
+    "apoc.util.",
+    "apoc.do.",
+    "apoc.create.",
+    "apoc.merge.",
+    "apoc.refactor.",
+    "apoc.schema.",
+    "apoc.systemdb.",
+)
+"""Function namespaces refused: they run other queries, touch files or administer."""
+
+_TOKEN: Final = re.compile(
+    r"""
+    (?P<space>\s+)
+  | (?P<comment>//[^\n]*|/\*.*?\*/)
+  | (?P<open_comment>/\*)
+  | (?P<string>'(?:[^'\\]|\\.)*'|"(?:[^"\\]|\\.)*")
+  | (?P<name>`(?:[^`]|``)*`)
+  | (?P<word>[^\W\d]\w*)
+  | (?P<number>\d[\w.]*)
+  | (?P<punct>.)
+    """,
+    re.VERBOSE | re.DOTALL,
+)
+
+
+@dataclass(frozen=True)
+class Token:
+    kind: str
+    text: str
+
+    @property
+    def upper(self) -> str:
+        return self.text.upper()
+
+
+def tokens(query: str) -> list[Token]:
+    """The query's tokens without whitespace and comments; unterminated quotes are refused."""
+    out: list[Token] = []
+    for match in _TOKEN.finditer(query):
+        kind = match.lastgroup or "punct"
+        text = match.group()
+        if kind == "open_comment":
+            raise ToolError("Unterminated comment", "a /* comment is never closed.")
+        if kind == "punct" and text in "'\"`":
+            raise ToolError("Unterminated quote", f"a {text} quote is never closed.")
+        if kind not in ("space", "comment"):
+            out.append(Token(kind, text))
+    return out
+
+
+def check_cypher(query: str) -> str:
+    """Refuse writes, admin commands and unlisted procedures; return the single statement."""
+    toks = tokens(query)
+    while toks and toks[-1].text == ";":
+        toks.pop()
+    if not toks:
+        raise ToolError("Empty query", "the query text is empty.")
+    if any(t.kind == "punct" and t.text == ";" for t in toks):
+        raise ToolError(
+            "Multiple statements", "send exactly one Cypher statement per call (no ';')."
+        )
+    for i, tok in enumerate(toks):
+        if tok.kind != "word" or _is_name_position(toks, i):
+            continue
+        why = FORBIDDEN_WORDS.get(tok.upper)
+        if why is not None:
+            raise ToolError(
+                "Write or admin clause refused",
+                f"{tok.upper} {why}; GraphQuery only reads (MATCH, OPTIONAL MATCH, WITH, "
+                "WHERE, RETURN, UNWIND, CALL { ... } subqueries, allow-listed procedures).",
+            )
+        if tok.upper == "CALL":
+            _check_call(toks, i)
+        elif _is_function_call(toks, i):
+            _check_function(_dotted_name(toks, i)[0])
+    return query.strip().rstrip(";").strip()
+
+
+def _is_name_position(toks: list[Token], i: int) -> bool:
+    """A property key (n.set), label (:Set), parameter ($set) or map key ({set: 1})."""
+    before = toks[i - 1].text if i > 0 else ""
+    after = toks[i + 1].text if i + 1 < len(toks) else ""
+    return before in (".", ":", "$") or after == ":"
+
+
+def _dotted_name(toks: list[Token], i: int) -> tuple[str, int]:
+    """The name ``a.b.c`` starting at token i (backticks removed) and the index after it."""
+    parts = [_unquote(toks[i])]
+    j = i + 1
+    while j + 1 < len(toks) and toks[j].text == "." and toks[j + 1].kind in ("word", "name"):
+        parts.append(_unquote(toks[j + 1]))
+        j += 2
+    return ".".join(parts), j
+
+
+def _unquote(tok: Token) -> str:
+    return tok.text[1:-1].replace("``", "`") if tok.kind == "name" else tok.text
+
+
+def _check_call(toks: list[Token], i: int) -> None:
+    if i + 1 >= len(toks):
+        raise ToolError("Incomplete CALL", "CALL needs a procedure name or a { subquery }.")
+    nxt = toks[i + 1]
+    if nxt.text in ("{", "("):
+        return  # a CALL { ... } / CALL (x) { ... } subquery: its clauses are checked too
+    if nxt.kind not in ("word", "name"):
+        raise ToolError("Malformed CALL", f"unexpected {nxt.text!r} after CALL.")
+    name, _ = _dotted_name(toks, i + 1)
+    allowed = {p.lower(): p for p in ALLOWED_PROCEDURES}
+    if name.lower() not in allowed:
+        raise ToolError(
+            "Procedure refused",
+            f"CALL {name} is not on GraphQuery's allow-list; allowed: "
+            f"{', '.join(sorted(ALLOWED_PROCEDURES))}.",
+        )
+
+
+def _is_function_call(toks: list[Token], i: int) -> bool:
+    name, j = _dotted_name(toks, i)
+    return "." in name and j < len(toks) and toks[j].text == "("
+
+
+def _check_function(name: str) -> None:
+    lowered = name.lower()
+    if lowered.startswith(DENIED_FUNCTION_PREFIXES) or (
+        lowered.startswith("db.") and ("create" in lowered or "set" in lowered)
+    ):
+        raise ToolError("Function refused", f"{name}() is not allowed in GraphQuery.")
+
+
+__all__ = ["ALLOWED_PROCEDURES", "FORBIDDEN_WORDS", "check_cypher", "tokens"]

@@ -1,0 +1,87 @@
+"""GraphQuery: read-only, bounded queries over the memory graph, answered in markdown."""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping
+from typing import Any
+
+from apexmem_neo.tools import markdown
+from apexmem_neo.tools.backend import LANGUAGES, QueryBackend, QueryLimits, ToolError
+
+GRAPH_QUERY_DOC = """Run one read-only query over the memory graph; rows come back as markdown.
+
+Args:
+    query: one Cypher statement (MATCH ... RETURN ...) or one SQL SELECT over the paper's
+        tables (sessions, turns, entities, properties, evidence, events, event_participants,
+        facts). Writes, procedures outside a small read-only list and several statements are
+        refused.
+    language: "cypher" or "sql" (default: {default}). This memory runs on {backend}.
+    params: values for the query's parameters ($name in Cypher, :name in SQL), e.g.
+        {{"entity_id": "ent_...", "t": "2023-05-01T00:00:00"}}.
+
+Results are limited to {max_rows} rows and {timeout:g} seconds; long values are cut.
+On a problem the answer starts with "## Error:" and says how to fix the query.
+"""
+
+
+def run_graph_query(
+    backend: QueryBackend,
+    query: str,
+    language: str = "cypher",
+    params: Mapping[str, Any] | None = None,
+    limits: QueryLimits | None = None,
+) -> str:
+    """GraphQuery's body: never raises; errors come back as an "## Error:" markdown block."""
+    limits = limits or QueryLimits()
+    try:
+        lang = _language(language)
+        values = _params(params)
+        res = backend.run(query, lang, values, limits)
+    except ToolError as exc:
+        return markdown.error(exc)
+    except Exception as exc:  # the agent must always get text back, never a traceback
+        return markdown.error(ToolError("Query failed", f"{type(exc).__name__}: {exc}"))
+    return markdown.result(res, limits.max_cell_chars, limits.max_rows)
+
+
+def graph_query_tool(
+    backend: QueryBackend, limits: QueryLimits | None = None
+) -> Callable[..., str]:
+    """The agent's ``GraphQuery(query, language, params)`` bound to ``backend``."""
+    bound = limits or QueryLimits()
+
+    def graph_query(
+        query: str, language: str = backend.native_language, params: dict[str, Any] | None = None
+    ) -> str:
+        return run_graph_query(backend, query, language, params, bound)
+
+    graph_query.__name__ = graph_query.__qualname__ = "GraphQuery"
+    graph_query.__doc__ = GRAPH_QUERY_DOC.format(
+        default=backend.native_language,
+        backend=backend.name,
+        max_rows=bound.max_rows,
+        timeout=bound.timeout_s,
+    )
+    return graph_query
+
+
+def _language(language: str) -> Any:
+    lowered = (language or "").strip().lower()
+    if lowered not in LANGUAGES:
+        raise ToolError(
+            "Unknown language", f"language must be 'cypher' or 'sql', not {language!r}."
+        )
+    return lowered
+
+
+def _params(params: Mapping[str, Any] | None) -> dict[str, Any]:
+    if params is None:
+        return {}
+    if not isinstance(params, Mapping):
+        raise ToolError("Bad params", "params must be an object of name -> value.")
+    out: dict[str, Any] = {}
+    for key, value in params.items():
+        if not isinstance(key, str) or not key.isidentifier():
+            raise ToolError("Bad params", f"parameter name {key!r} is not a plain identifier.")
+        out[key.lstrip("$:")] = value
+    return out

@@ -1,0 +1,228 @@
+"""GraphQuery and SchemaViewer on Neo4j: guarded Cypher, and SQL through the shim.
+
+A query passes three locks: the static Cypher guard (``cypher_guard``), an EXPLAIN whose
+summary must report query type "r" (read-only), and a session in READ access mode; it runs
+as ``neo4j.Query(text, timeout=...)`` and at most ``max_rows + 1`` records are pulled (the
+rest are discarded when the session closes). SQL is checked by the SQL guard, translated by
+``sql_to_cypher`` and then takes the same path; the result carries the Cypher that ran.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator, Mapping, Sequence
+from contextlib import contextmanager
+from typing import Any, Final
+
+import neo4j
+from neo4j import Driver, Query, Session
+from neo4j import exceptions as neo4j_errors
+from neo4j.graph import Node, Path, Relationship
+
+from apexmem_neo.store.neo4j import cypher_files
+from apexmem_neo.tools import examples, graph_mapping
+from apexmem_neo.tools.backend import (
+    ColumnInfo,
+    Example,
+    IndexInfo,
+    Language,
+    QueryLimits,
+    QueryResult,
+    RelationInfo,
+    SchemaInfo,
+    TableInfo,
+    ToolError,
+)
+from apexmem_neo.tools.cypher_guard import check_cypher
+from apexmem_neo.tools.sql_to_cypher import sql_to_cypher
+
+READ_ONLY_TYPE: Final = "r"
+SCHEMA_TIMEOUT_S: Final = 10.0
+_TIMEOUT_CODES: Final = (
+    "TransactionTimedOut",
+    "Transaction.Terminated",
+    "TransactionTimedOutClientConfiguration",
+)
+SHOW_INDEXES: Final = (
+    "SHOW INDEXES YIELD name, type, labelsOrTypes, properties, owningConstraint "
+    "WHERE type <> 'LOOKUP' RETURN name, type, labelsOrTypes, properties, owningConstraint "
+    "ORDER BY name"
+)
+REL_COUNT: Final = "MATCH ()-[r:{rel}]->() RETURN count(r) AS n"
+
+
+class Neo4jQueryBackend:
+    """Read-only queries over the Neo4j memory graph through the caller's driver (no I/O here)."""
+
+    def __init__(self, driver: Driver, database: str | None = None) -> None:
+        self.driver = driver
+        self.database = database
+
+    @property
+    def name(self) -> str:
+        return "Neo4j"
+
+    @property
+    def native_language(self) -> Language:
+        return "cypher"
+
+    def run(
+        self, query: str, language: Language, params: Mapping[str, Any], limits: QueryLimits
+    ) -> QueryResult:
+        translated = None
+        if language == "sql":
+            translated = sql_to_cypher(query).cypher
+        cypher = check_cypher(translated or query)
+        with self._session() as session, _neo4j_errors(limits):
+            self._require_read_only(session, cypher, params, limits.timeout_s)
+            result = session.run(Query(cypher, timeout=limits.timeout_s), dict(params))
+            columns = tuple(result.keys())
+            rows: list[tuple[Any, ...]] = []
+            for record in result:
+                if len(rows) == limits.max_rows:
+                    return QueryResult(columns, tuple(rows), True, translated, _lang(translated))
+                rows.append(tuple(plain(v) for v in record.values()))
+        return QueryResult(columns, tuple(rows), False, translated, _lang(translated))
+
+    def _require_read_only(
+        self, session: Session, cypher: str, params: Mapping[str, Any], timeout_s: float = 10.0
+    ) -> None:
+        """The second lock: EXPLAIN (plans, never runs) must report query type "r"."""
+        explain = Query("EXPLAIN " + cypher, timeout=timeout_s)
+        summary = session.run(explain, dict(params)).consume()
+        if summary.query_type != READ_ONLY_TYPE:
+            raise ToolError(
+                "Write refused",
+                f"the query plan is not read-only (query type {summary.query_type!r}); "
+                "GraphQuery runs only reading queries.",
+            )
+
+    def _session(self) -> Session:
+        """A READ-mode session (the third lock); the caller closes it (``with``)."""
+        return self.driver.session(
+            database=self.database,
+            default_access_mode=neo4j.READ_ACCESS,
+            notifications_min_severity="OFF",
+        )
+
+    # ---- schema ----
+
+    def schema(self) -> SchemaInfo:
+        limits = QueryLimits(timeout_s=SCHEMA_TIMEOUT_S)
+        with self._session() as session, _neo4j_errors(limits):
+            counts = session.run(
+                Query(cypher_files.query("counts"), timeout=SCHEMA_TIMEOUT_S)
+            ).single()
+            rel_counts = {
+                rel: _count(session, REL_COUNT.format(rel=rel))
+                for rel in sorted({r[1] for r in graph_mapping.GRAPH_RELATIONSHIPS})
+            }
+            index_rows = [
+                r.data() for r in session.run(Query(SHOW_INDEXES, timeout=SCHEMA_TIMEOUT_S))
+            ]
+        table_counts = counts.data() if counts is not None else {}
+        tables = tuple(_label_info(t, table_counts.get(t)) for t in graph_mapping.QUERYABLE_TABLES)
+        relations = tuple(
+            RelationInfo(f"(:{a})-[:{rel}]->(:{b})", f"{meaning} ({rel_counts.get(rel, 0)} in all)")
+            for a, rel, b, meaning in graph_mapping.GRAPH_RELATIONSHIPS
+        )
+        return SchemaInfo("Neo4j", "cypher", tables, relations, _index_infos(index_rows), NOTES)
+
+    def examples(self) -> Sequence[Example]:
+        return examples.CYPHER_EXAMPLES
+
+
+NOTES: Final = (
+    "Node properties carry exactly the SQL columns of their table (same names, same values); "
+    "a NULL column is an absent property (reads as null).",
+    "Times are strings 'YYYY-MM-DDTHH:MM:SS' (UTC): compare them as strings; for date "
+    "arithmetic use localdatetime(x), duration.between(a, b), duration.inDays(a, b).days.",
+    "Fact.value_json is the value as canonical JSON text (a string keeps its quotes: "
+    "'\"Paris\"').",
+    "SQL (language='sql') is translated to Cypher: tables become labels, joins become "
+    "equalities on the id properties.",
+)
+
+
+def _label_info(table: str, count: int | None) -> TableInfo:
+    columns = tuple(
+        ColumnInfo(
+            c,
+            graph_mapping.SQL_TYPES[graph_mapping.column_type(c)],
+            graph_mapping.is_nullable(table, c),
+        )
+        for c in graph_mapping.table_columns(table)
+    )
+    key = graph_mapping.primary_key(table)
+    if table in graph_mapping.TABLE_LABELS:
+        return TableInfo(
+            graph_mapping.TABLE_LABELS[table], "node label", table, columns, key, count
+        )
+    start, rel, end = graph_mapping.RELATIONSHIP_TABLES[table]
+    return TableInfo(f"(:{start})-[:{rel}]->(:{end})", "relationship", table, columns, key, count)
+
+
+def _count(session: Session, text: str) -> int:
+    record = session.run(Query(text, timeout=SCHEMA_TIMEOUT_S)).single()
+    return int(record["n"]) if record is not None else 0
+
+
+def _index_infos(rows: list[dict[str, Any]]) -> tuple[IndexInfo, ...]:
+    known = set(graph_mapping.TABLE_LABELS.values()) | {
+        r[1] for r in graph_mapping.GRAPH_RELATIONSHIPS
+    }
+    out = []
+    for row in rows:
+        targets = row.get("labelsOrTypes") or []
+        if not set(targets) & known:
+            continue
+        kind = str(row.get("type", "")).upper() + (
+            " (unique constraint)" if row.get("owningConstraint") else ""
+        )
+        target = f"{'|'.join(targets)}({', '.join(row.get('properties') or [])})"
+        out.append(IndexInfo(str(row["name"]), target, kind))
+    return tuple(out)
+
+
+@contextmanager
+def _neo4j_errors(limits: QueryLimits) -> Iterator[None]:
+    """Turn driver and server errors into ``ToolError`` the agent can act on."""
+    try:
+        yield
+    except ToolError:
+        raise
+    except neo4j_errors.Neo4jError as exc:
+        code = exc.code or ""
+        if any(part in code for part in _TIMEOUT_CODES):
+            raise ToolError(
+                "Time limit",
+                f"the query ran longer than {limits.timeout_s:g} s and was stopped; filter "
+                "earlier (index properties: Fact.entity_id, property, t_from) or add LIMIT.",
+            ) from exc
+        if "AccessMode" in code or "Forbidden" in code:
+            raise ToolError(
+                "Write refused", "the query tried to write; GraphQuery only reads."
+            ) from exc
+        raise ToolError("Cypher error", f"{exc.message or exc} ({code})") from exc
+    except neo4j_errors.DriverError as exc:
+        raise ToolError("Neo4j unavailable", f"{type(exc).__name__}: {exc}") from exc
+
+
+def plain(value: Any) -> Any:
+    """A driver value as plain Python: nodes and relationships as dicts, times as ISO text."""
+    if isinstance(value, Node):
+        return {"_labels": sorted(value.labels), **dict(value.items())}
+    if isinstance(value, Relationship):
+        return {"_type": value.type, **dict(value.items())}
+    if isinstance(value, Path):
+        return [plain(n) for n in value.nodes]
+    if isinstance(value, list):
+        return [plain(v) for v in value]
+    if isinstance(value, dict):
+        return {k: plain(v) for k, v in value.items()}
+    if hasattr(value, "iso_format"):
+        return value.iso_format()
+    return value
+
+
+def _lang(translated: str | None) -> Language | None:
+    return "cypher" if translated is not None else None

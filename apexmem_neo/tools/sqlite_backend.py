@@ -1,0 +1,192 @@
+"""GraphQuery and SchemaViewer on SQLite: SQL on a read-only connection, Cypher refused.
+
+Every query gets its own connection opened with ``mode=ro`` (the file cannot be written
+through it), ``PRAGMA query_only=ON``, an authorizer that allows only SELECT, reads of the
+paper's tables and functions outside ``sql_guard.DENIED_FUNCTIONS``, a progress handler that
+stops the query at the time limit, a cap on string / blob size, and at most ``max_rows + 1``
+rows fetched. The SQL guard runs first for clear error messages.
+"""
+
+from __future__ import annotations
+
+import sqlite3
+import time
+from collections.abc import Mapping, Sequence
+from pathlib import Path
+from typing import Any, Final
+
+from sqlglot import exp
+
+from apexmem_neo.tools import examples, graph_mapping
+from apexmem_neo.tools.backend import (
+    ColumnInfo,
+    Example,
+    IndexInfo,
+    Language,
+    QueryLimits,
+    QueryResult,
+    RelationInfo,
+    SchemaInfo,
+    TableInfo,
+    ToolError,
+)
+from apexmem_neo.tools.sql_guard import DENIED_FUNCTIONS, check_sql
+
+MAX_VALUE_BYTES: Final = 1_000_000
+PROGRESS_STEPS: Final = 1000
+_ALLOWED_ACTIONS: Final = frozenset(
+    {sqlite3.SQLITE_SELECT, sqlite3.SQLITE_READ, sqlite3.SQLITE_FUNCTION, sqlite3.SQLITE_RECURSIVE}
+)
+
+
+class SQLiteQueryBackend:
+    """Read-only queries over the SQLite store file at ``path`` (the constructor does no I/O)."""
+
+    def __init__(self, path: str | Path, tables: Sequence[str] = graph_mapping.QUERYABLE_TABLES):
+        self.path = Path(path)
+        self.tables = tuple(tables)
+
+    @property
+    def name(self) -> str:
+        return "SQLite"
+
+    @property
+    def native_language(self) -> Language:
+        return "sql"
+
+    def run(
+        self, query: str, language: Language, params: Mapping[str, Any], limits: QueryLimits
+    ) -> QueryResult:
+        if language != "sql":
+            raise ToolError(
+                "Cypher is not available on this memory",
+                "this memory is stored in SQLite; send SQL over the paper's tables with "
+                "language='sql' (SchemaViewer lists them).",
+            )
+        tree = check_sql(query, self.tables)
+        ctes = frozenset(c.alias_or_name.lower() for c in tree.find_all(exp.CTE))
+        connection = self._connect(limits, ctes)
+        try:
+            return _fetch(connection, query, params, limits)
+        finally:
+            connection.close()
+
+    def _connect(
+        self, limits: QueryLimits | None, ctes: frozenset[str] = frozenset()
+    ) -> sqlite3.Connection:
+        """A read-only connection; with ``limits`` also the authorizer, time limit and caps."""
+        if not self.path.is_file():
+            raise ToolError("No database", f"the SQLite file {self.path} does not exist.")
+        uri = self.path.resolve().as_uri() + "?mode=ro"
+        connection = sqlite3.connect(uri, uri=True, check_same_thread=False)
+        connection.execute("PRAGMA query_only=ON")
+        connection.setlimit(sqlite3.SQLITE_LIMIT_LENGTH, MAX_VALUE_BYTES)
+        connection.setlimit(sqlite3.SQLITE_LIMIT_ATTACHED, 0)
+        if limits is not None:
+            deadline = time.monotonic() + limits.timeout_s
+            connection.set_progress_handler(
+                lambda: 1 if time.monotonic() > deadline else 0, PROGRESS_STEPS
+            )
+            allowed = frozenset(t.lower() for t in self.tables)
+            connection.set_authorizer(_authorizer(allowed, ctes))
+        return connection
+
+    # ---- schema ----
+
+    def schema(self) -> SchemaInfo:
+        connection = self._connect(None)
+        try:
+            present = [t for t in self.tables if _has_table(connection, t)]
+            tables = tuple(_table_info(connection, t) for t in present)
+            relations = tuple(r for t in present for r in _foreign_keys(connection, t))
+            indexes = tuple(i for t in present for i in _indexes(connection, t))
+        finally:
+            connection.close()
+        notes = (
+            "Times are TEXT 'YYYY-MM-DDTHH:MM:SS' (UTC): compare them as strings; "
+            "date(), julianday() and strftime() work on them.",
+            "facts.value_json is the value as canonical JSON text (a string value keeps its "
+            "quotes: '\"Paris\"').",
+        )
+        return SchemaInfo("SQLite", "sql", tables, relations, indexes, notes)
+
+    def examples(self) -> Sequence[Example]:
+        return examples.SQL_EXAMPLES
+
+
+def _authorizer(allowed: frozenset[str], ctes: frozenset[str]) -> Any:
+    """SQLite's own check of every step: SELECT, reads of allowed tables (or of the query's
+    CTEs, which SQLite reports without a database name) and functions not denied."""
+
+    def authorize(
+        action: int, arg1: str | None, arg2: str | None, db: str | None, source: str | None
+    ) -> int:
+        if action not in _ALLOWED_ACTIONS:
+            return sqlite3.SQLITE_DENY
+        if action == sqlite3.SQLITE_READ:
+            table = (arg1 or "").lower()
+            ok = (table in allowed and db in (None, "main")) or (table in ctes and db is None)
+            return sqlite3.SQLITE_OK if ok else sqlite3.SQLITE_DENY
+        if action == sqlite3.SQLITE_FUNCTION and (arg2 or "").lower() in DENIED_FUNCTIONS:
+            return sqlite3.SQLITE_DENY
+        return sqlite3.SQLITE_OK
+
+    return authorize
+
+
+def _fetch(
+    connection: sqlite3.Connection, query: str, params: Mapping[str, Any], limits: QueryLimits
+) -> QueryResult:
+    try:
+        cursor = connection.execute(query, dict(params))
+        rows = cursor.fetchmany(limits.max_rows + 1)
+    except sqlite3.OperationalError as exc:
+        if "interrupted" in str(exc):
+            raise ToolError(
+                "Time limit",
+                f"the query ran longer than {limits.timeout_s:g} s and was stopped; "
+                "filter earlier (WHERE on entity_id / property / t_from) or add LIMIT.",
+            ) from exc
+        if "not authorized" in str(exc) or "prohibited" in str(exc):
+            raise ToolError(
+                "Refused by the read-only guard",
+                "the query touches something other than reading the paper's tables.",
+            ) from exc
+        raise ToolError("SQLite error", str(exc)) from exc
+    except (sqlite3.Error, ValueError, TypeError, OverflowError) as exc:
+        raise ToolError("SQLite error", str(exc)) from exc
+    columns = tuple(d[0] for d in cursor.description or ())
+    truncated = len(rows) > limits.max_rows
+    return QueryResult(columns, tuple(tuple(r) for r in rows[: limits.max_rows]), truncated)
+
+
+def _has_table(connection: sqlite3.Connection, table: str) -> bool:
+    row = connection.execute(
+        "SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = ?", (table,)
+    ).fetchone()
+    return row is not None
+
+
+def _table_info(connection: sqlite3.Connection, table: str) -> TableInfo:
+    info = connection.execute(f"PRAGMA table_info({table})").fetchall()
+    columns = tuple(ColumnInfo(r[1], r[2], not r[3] and not r[5]) for r in info)
+    key = tuple(r[1] for r in sorted(info, key=lambda r: r[5]) if r[5])
+    (count,) = connection.execute(f"SELECT count(*) FROM {table}").fetchone()
+    return TableInfo(table, "table", table, columns, key, int(count))
+
+
+def _foreign_keys(connection: sqlite3.Connection, table: str) -> list[RelationInfo]:
+    rows = connection.execute(f"PRAGMA foreign_key_list({table})").fetchall()
+    return [
+        RelationInfo(f"{table}.{r[3]} = {r[2]}.{r[4]}", f"join {table} to {r[2]}") for r in rows
+    ]
+
+
+def _indexes(connection: sqlite3.Connection, table: str) -> list[IndexInfo]:
+    out: list[IndexInfo] = []
+    for row in connection.execute(f"PRAGMA index_list({table})").fetchall():
+        name, unique, origin = row[1], row[2], row[3]
+        cols = [r[2] for r in connection.execute(f"PRAGMA index_info('{name}')").fetchall()]
+        kind = {"pk": "primary key", "u": "unique"}.get(origin, "unique" if unique else "index")
+        out.append(IndexInfo(name, f"{table}({', '.join(cols)})", kind))
+    return out

@@ -1,0 +1,130 @@
+"""GraphQuery and SchemaViewer on Neo4j, over the tool test graph."""
+
+from __future__ import annotations
+
+import pytest
+from neo4j import Driver
+
+from apexmem_neo.tools import (
+    Neo4jQueryBackend,
+    QueryBackend,
+    QueryLimits,
+    graph_query_tool,
+    run_graph_query,
+    schema_viewer_tool,
+)
+from apexmem_neo.tools.backend import Example
+from apexmem_neo.tools.examples import CYPHER_EXAMPLES
+from tests.integration.tools.test_sql_shim_neo4j import EXAMPLE_PARAMS
+from tests.unit.tools.graph_data import ALICE
+
+pytestmark = [pytest.mark.integration, pytest.mark.neo4j]
+
+
+def test_backend_is_a_query_backend(neo4j_backend: Neo4jQueryBackend) -> None:
+    assert isinstance(neo4j_backend, QueryBackend)
+
+
+def test_graph_query_cypher(neo4j_backend: Neo4jQueryBackend) -> None:
+    tool = graph_query_tool(neo4j_backend)
+    assert tool.__doc__ is not None and "Neo4j" in tool.__doc__
+    out = tool(
+        "MATCH (f:Fact {entity_id: $e, property: 'tqx_city'}) "
+        "RETURN f.value_json AS value, f.t_to AS until ORDER BY f.t_from",
+        params={"e": ALICE},
+    )
+    assert out.splitlines() == [
+        "**3 rows.**",
+        "",
+        "| value | until |",
+        "|---|---|",
+        '| "Berlin" | 2021-06-30T23:59:59 |',
+        '| "Paris" | NULL |',
+        '| "London" | NULL |',
+    ]
+
+
+def test_graph_query_sql_shows_the_cypher_that_ran(neo4j_backend: Neo4jQueryBackend) -> None:
+    out = graph_query_tool(neo4j_backend)(
+        "SELECT name FROM entities WHERE entity_id = :e", "sql", {"e": ALICE}
+    )
+    assert out.startswith("Ran as cypher:\n```cypher\nMATCH (entities:Entity)")
+    assert "| Alice Tqx |" in out
+
+
+def test_nodes_relationships_and_times_render_as_values(neo4j_backend: Neo4jQueryBackend) -> None:
+    out = run_graph_query(
+        neo4j_backend,
+        "MATCH (ev:Event {event_id: 'tqx_ev_move'})-[p:PARTICIPANT]->(e:Entity {entity_id: $e}) "
+        "RETURN e.name AS name, p, date(localdatetime(ev.anchor_datetime)) AS day",
+        params={"e": ALICE},
+    )
+    assert '| Alice Tqx | {"_type": "PARTICIPANT", "entity_id": "tqx_ent_alice"' in out
+    assert "| 2021-07-01 |" in out
+
+
+def test_allowed_procedure_runs(neo4j_backend: Neo4jQueryBackend) -> None:
+    out = run_graph_query(neo4j_backend, "CALL db.labels() YIELD label RETURN label ORDER BY label")
+    assert "| Fact |" in out
+
+
+def test_row_limit_and_time_limit(neo4j_backend: Neo4jQueryBackend) -> None:
+    limits = QueryLimits(max_rows=5, timeout_s=1.0)
+    out = run_graph_query(
+        neo4j_backend, "UNWIND range(1, 1000) AS i RETURN i", "cypher", None, limits
+    )
+    assert out.startswith("**5 rows shown; more exist (row limit 5).**")
+    out = run_graph_query(
+        neo4j_backend,
+        "UNWIND range(1, 100000000) AS i WITH i WHERE i % 7 = 3 RETURN count(*)",
+        "cypher",
+        None,
+        limits,
+    )
+    assert out.startswith("## Error: Time limit"), out
+
+
+def test_errors_are_markdown(neo4j_backend: Neo4jQueryBackend) -> None:
+    assert run_graph_query(neo4j_backend, "MATCH (n RETURN n").startswith("## Error: Cypher error")
+    out = run_graph_query(neo4j_backend, "SELECT * FROM facts NATURAL JOIN entities", "sql")
+    assert out.startswith("## Error: Unsupported SQL in the SQL-compat shim")
+    assert "Instead, try:\n```\nMATCH (f:Fact) OPTIONAL MATCH" in out
+    unreachable = Neo4jQueryBackend(neo4j_backend.driver, database="tqx_no_such_db")
+    assert run_graph_query(unreachable, "RETURN 1").startswith("## Error:")
+
+
+@pytest.mark.parametrize("example", CYPHER_EXAMPLES, ids=[e.title for e in CYPHER_EXAMPLES])
+def test_cypher_examples_run_and_find_rows(
+    neo4j_backend: Neo4jQueryBackend, example: Example
+) -> None:
+    params = {k: EXAMPLE_PARAMS[k] for k in example.params}
+    result = neo4j_backend.run(example.query, "cypher", params, QueryLimits())
+    assert result.rows, example.title
+
+
+def test_cypher_and_sql_examples_agree_on_the_answers(neo4j_backend: Neo4jQueryBackend) -> None:
+    from tests.unit.tools.test_sqlite_tools import PARAMS  # same parameter values
+
+    current, as_of, changed, before = CYPHER_EXAMPLES[:4]
+
+    def first(example: Example, **override: str) -> object:
+        values = {k: override.get(k, PARAMS[k]) for k in example.params}
+        return neo4j_backend.run(example.query, "cypher", values, QueryLimits()).rows[0][0]
+
+    assert first(current) == '"London"'
+    assert first(as_of, t="2021-03-01T00:00:00") == '"Berlin"'
+    assert first(changed) == "2021-07-01T00:00:00"
+    assert first(before) == '"Paris"'
+
+
+def test_schema_viewer_on_neo4j(neo4j_backend: Neo4jQueryBackend, neo4j_graph: Driver) -> None:
+    out = schema_viewer_tool(neo4j_backend)(include_examples=True, include_guide=True)
+    assert out.startswith("# Memory schema (Neo4j; query language: cypher)")
+    assert "### `Fact` (SQL table `facts`): node label," in out
+    assert "### `(:Event)-[:PARTICIPANT]->(:Entity)` (SQL table `event_participants`)" in out
+    assert "| confidence | Float | no |" in out
+    assert "- `(:Fact)-[:ABOUT]->(:Entity)`: facts.entity_id = entities.entity_id (" in out
+    assert "fact_timeline: Fact(entity_id, property, t_from) [RANGE]" in out
+    assert "entity_id_unique: Entity(entity_id) [RANGE (unique constraint)]" in out
+    assert "## Temporal query examples (cypher)" in out
+    assert "**GraphQuery" in out and "also accepted (language='sql')" in out

@@ -1,0 +1,70 @@
+"""The static Cypher guard: what it refuses, and reads it must let through."""
+
+from __future__ import annotations
+
+import pytest
+
+from apexmem_neo.tools.backend import ToolError
+from apexmem_neo.tools.cypher_guard import ALLOWED_PROCEDURES, check_cypher, tokens
+from tests.unit.tools.hostile import REFUSED_CYPHER
+
+READS = [
+    "MATCH (f:Fact {entity_id: $e}) RETURN f.value_json ORDER BY f.t_from DESC LIMIT 1",
+    "MATCH (n:Entity) WHERE n.name = 'CREATE (x) SET y DELETE z' RETURN n",
+    'MATCH (n:Entity) WHERE n.description CONTAINS "merge; drop" RETURN n',
+    "MATCH (n:Entity) // CREATE (:X) in a comment\nRETURN n",
+    "MATCH (n:Entity) /* DETACH DELETE n; */ RETURN n.name",
+    "MATCH (n) RETURN n.set, n.delete, n.create, {remove: 1, merge: 2} AS m",
+    "MATCH (n:`Create`) RETURN n",
+    "WITH $set AS x RETURN x",
+    "CALL () { MATCH (f:Fact) RETURN count(f) AS c } RETURN c",
+    "MATCH (e:Entity) CALL (e) { MATCH (f:Fact {entity_id: e.entity_id}) RETURN f } RETURN e, f",
+    "CALL db.labels() YIELD label RETURN label",
+    "CALL db.index.fulltext.queryNodes('x', 'alice') YIELD node, score RETURN node, score",
+    "CALL DB.LABELS()",
+    "RETURN duration.between(date('2020-01-01'), date('2021-01-01')).days AS d",
+    "MATCH (n:Entity) RETURN count(n);",
+    "MATCH p = (a:Turn)-[:NEXT*1..3]->(b:Turn) RETURN length(p)",
+    "RETURN 'it\\'s' AS s, \"a \\\" b\" AS t, `odd name` AS u",
+    "UNWIND [1, 2] AS start RETURN start",
+]
+
+
+@pytest.mark.parametrize("query", REFUSED_CYPHER)
+def test_hostile_cypher_is_refused_statically(query: str) -> None:
+    with pytest.raises(ToolError):
+        check_cypher(query)
+
+
+@pytest.mark.parametrize("query", READS)
+def test_reads_pass(query: str) -> None:
+    assert check_cypher(query) == query.strip().rstrip(";").strip()
+
+
+def test_every_allowed_procedure_passes() -> None:
+    for name in ALLOWED_PROCEDURES:
+        check_cypher(f"CALL {name}()")
+
+
+@pytest.mark.parametrize(
+    ("query", "title"),
+    [
+        ("MATCH (n) RETURN n; MATCH (m) RETURN m", "Multiple statements"),
+        ("MATCH (n) RETURN n /* open", "Unterminated comment"),
+        ("MATCH (n) WHERE n.x = 'open RETURN n", "Unterminated quote"),
+        ("CALL dbms.components()", "Procedure refused"),
+        ("RETURN dbms.x()", "Function refused"),
+        ("CALL", "Incomplete CALL"),
+        ("MATCH (n) SET n.x = 1", "Write or admin clause refused"),
+    ],
+)
+def test_error_titles(query: str, title: str) -> None:
+    with pytest.raises(ToolError) as info:
+        check_cypher(query)
+    assert info.value.title == title
+
+
+def test_tokens_hide_strings_and_comments() -> None:
+    toks = tokens("MATCH (n) // CREATE\nWHERE n.a = 'DELETE' /* SET */ RETURN `MERGE`")
+    words = [t.text for t in toks if t.kind == "word"]
+    assert words == ["MATCH", "n", "WHERE", "n", "a", "RETURN"]

@@ -1,0 +1,192 @@
+"""GraphQuery and SchemaViewer on a small SQLite graph (the tools as the agent calls them)."""
+
+from __future__ import annotations
+
+import inspect
+from collections.abc import Mapping, Sequence
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from apexmem_neo.tools import (
+    QueryBackend,
+    QueryLimits,
+    SQLiteQueryBackend,
+    graph_query_tool,
+    run_graph_query,
+    schema_viewer_tool,
+)
+from apexmem_neo.tools.backend import Example, Language, QueryResult, SchemaInfo, ToolError
+from apexmem_neo.tools.examples import SQL_EXAMPLES
+from apexmem_neo.tools.graph_mapping import column_type, is_nullable, table_columns
+from tests.unit.tools.graph_data import ALICE
+from tests.unit.tools.hostile import RECURSIVE_SQL
+
+PARAMS = {
+    "entity_id": ALICE,
+    "property": "tqx_city",
+    "t": "2022-01-01T00:00:00",
+    "t1": "2021-01-01T00:00:00",
+    "t2": "2023-12-31T00:00:00",
+    "now": "2024-01-01T00:00:00",
+    "event_id": "tqx_ev_job",
+}
+
+
+def test_backend_is_a_query_backend(sqlite_backend: SQLiteQueryBackend) -> None:
+    assert isinstance(sqlite_backend, QueryBackend)
+
+
+def test_graph_query_returns_a_markdown_table(sqlite_backend: SQLiteQueryBackend) -> None:
+    tool = graph_query_tool(sqlite_backend)
+    out = tool(
+        "SELECT value_json, t_from FROM facts WHERE entity_id = :e AND property = :p "
+        "ORDER BY t_from",
+        params={"e": ALICE, "p": "tqx_city"},
+    )
+    assert out.splitlines() == [
+        "**3 rows.**",
+        "",
+        "| value_json | t_from |",
+        "|---|---|",
+        '| "Berlin" | 2020-01-01T00:00:00 |',
+        '| "Paris" | 2021-07-01T00:00:00 |',
+        '| "London" | 2023-03-15T00:00:00 |',
+    ]
+
+
+def test_tool_signature_and_docstring(sqlite_backend: SQLiteQueryBackend) -> None:
+    tool = graph_query_tool(sqlite_backend)
+    assert tool.__name__ == "GraphQuery"
+    signature = inspect.signature(tool)
+    assert list(signature.parameters) == ["query", "language", "params"]
+    assert signature.parameters["language"].default == "sql"
+    assert tool.__doc__ is not None and "SQLite" in tool.__doc__ and "200 rows" in tool.__doc__
+    viewer = schema_viewer_tool(sqlite_backend)
+    assert viewer.__name__ == "SchemaViewer"
+    assert list(inspect.signature(viewer).parameters) == ["include_examples", "include_guide"]
+
+
+def test_no_rows_and_nulls(sqlite_backend: SQLiteQueryBackend) -> None:
+    out = run_graph_query(sqlite_backend, "SELECT fact_id FROM facts WHERE 0", "sql")
+    assert out.startswith("**0 rows.**") and "fact_id" in out
+    out = run_graph_query(
+        sqlite_backend, "SELECT listener FROM turns WHERE listener IS NULL LIMIT 1", "sql"
+    )
+    assert "| NULL |" in out
+
+
+def test_row_limit_and_cell_truncation(sqlite_backend: SQLiteQueryBackend) -> None:
+    limits = QueryLimits(max_rows=3, max_cell_chars=10)
+    out = run_graph_query(
+        sqlite_backend, "SELECT text FROM turns ORDER BY turn_id", "sql", None, limits
+    )
+    assert out.startswith("**3 rows shown; more exist (row limit 3).**")
+    assert "| I moved t… |" in out
+    body = [line for line in out.splitlines() if line.startswith("| ") and "text" not in line]
+    assert len(body) == 3
+
+
+def test_pipes_and_newlines_stay_in_their_cell(sqlite_backend: SQLiteQueryBackend) -> None:
+    out = run_graph_query(sqlite_backend, "SELECT text FROM turns WHERE speaker = 'World'", "sql")
+    assert "| Acme \\| announced \\| layoffs in 2022 |" in out
+
+
+def test_time_limit_stops_a_runaway_query(sqlite_backend: SQLiteQueryBackend) -> None:
+    out = run_graph_query(sqlite_backend, RECURSIVE_SQL, "sql", None, QueryLimits(timeout_s=0.3))
+    assert out.startswith("## Error: Time limit")
+
+
+def test_errors_are_markdown_never_exceptions(sqlite_backend: SQLiteQueryBackend) -> None:
+    assert run_graph_query(sqlite_backend, "SELECT nope FROM facts", "sql").startswith(
+        "## Error: SQLite error"
+    )
+    assert run_graph_query(sqlite_backend, "SELECT 1", "klingon").startswith(
+        "## Error: Unknown language"
+    )
+    assert run_graph_query(sqlite_backend, "SELECT :x", "sql", {"1x": 1}).startswith(
+        "## Error: Bad params"
+    )
+    assert run_graph_query(sqlite_backend, "MATCH (n) RETURN n", "cypher").startswith(
+        "## Error: Cypher is not available"
+    )
+    missing = SQLiteQueryBackend(Path("/nonexistent/graph.sqlite3"))
+    assert run_graph_query(missing, "SELECT 1", "sql").startswith("## Error: No database")
+
+
+class ExplodingBackend:
+    name = "Exploding"
+    native_language: Language = "sql"
+
+    def run(
+        self, query: str, language: Language, params: Mapping[str, Any], limits: QueryLimits
+    ) -> QueryResult:
+        raise RuntimeError("boom")
+
+    def schema(self) -> SchemaInfo:
+        raise ToolError("Schema unavailable", "no server")
+
+    def examples(self) -> Sequence[Example]:
+        return ()
+
+
+def test_unexpected_failures_become_error_markdown() -> None:
+    backend = ExplodingBackend()
+    assert graph_query_tool(backend)("SELECT 1") == "## Error: Query failed\n\nRuntimeError: boom"
+    assert schema_viewer_tool(backend)().startswith("## Error: Schema unavailable")
+
+
+@pytest.mark.parametrize("example", SQL_EXAMPLES, ids=[e.title for e in SQL_EXAMPLES])
+def test_sql_examples_run_and_find_rows(
+    sqlite_backend: SQLiteQueryBackend, example: Example
+) -> None:
+    params = {k: PARAMS[k] for k in example.params}
+    result = sqlite_backend.run(example.query, "sql", params, QueryLimits())
+    assert result.rows
+
+
+def test_sql_examples_answer_the_temporal_questions(sqlite_backend: SQLiteQueryBackend) -> None:
+    by_title = {e.title.split(" (")[0]: e for e in SQL_EXAMPLES}
+
+    def rows(title: str, **params: str) -> list[tuple[Any, ...]]:
+        ex = by_title[title]
+        values = {k: params.get(k, PARAMS[k]) for k in ex.params}
+        return list(sqlite_backend.run(ex.query, "sql", values, QueryLimits()).rows)
+
+    assert rows("Current value")[0][0] == '"London"'
+    assert rows("Value as of a time t", t="2021-03-01T00:00:00")[0][0] == '"Berlin"'
+    assert [r[0] for r in rows("When did it change")] == [
+        "2020-01-01T00:00:00", "2021-07-01T00:00:00", "2023-03-15T00:00:00"
+    ]  # fmt: skip
+    assert rows("Value before an event X")[0][0] == '"Paris"'
+
+
+def test_schema_viewer_shows_tables_types_counts_indexes(
+    sqlite_backend: SQLiteQueryBackend,
+) -> None:
+    out = schema_viewer_tool(sqlite_backend)()
+    assert out.startswith("# Memory schema (SQLite; query language: sql)")
+    assert "### `facts`: table, 15 rows, key (fact_id)" in out
+    assert "| confidence | REAL | no |" in out
+    assert "| t_to | TEXT | yes |" in out
+    assert "`facts.entity_id = entities.entity_id`" in out
+    assert "facts_timeline: facts(entity_id, property, t_from, recorded_at, fact_id) [index]" in out
+    assert "Temporal query examples" not in out and "Which tool when" not in out
+
+
+def test_schema_viewer_examples_and_guide(sqlite_backend: SQLiteQueryBackend) -> None:
+    out = schema_viewer_tool(sqlite_backend)(include_examples=True, include_guide=True)
+    assert "## Temporal query examples (sql)" in out
+    assert "julianday(coalesce(t_to, :now))" in out
+    for tool in ("SchemaViewer", "EntityLookup", "GraphQuery", "Search"):
+        assert f"**{tool}" in out
+
+
+def test_mapping_types_match_the_sqlite_schema(sqlite_backend: SQLiteQueryBackend) -> None:
+    info = sqlite_backend.schema()
+    for table in info.tables:
+        assert tuple(c.name for c in table.columns) == table_columns(table.name)
+        for column in table.columns:
+            assert column.type == column_type(column.name), (table.name, column.name)
+            assert column.nullable == is_nullable(table.name, column.name), column.name
