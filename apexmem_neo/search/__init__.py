@@ -1,0 +1,34 @@
+"""Hybrid search (dense + BM25) over entities, properties, events/evidence and turns.
+
+``HybridSearch`` runs any ``SearchIndex`` (embedded SQLite, Elasticsearch, Neo4j) with any
+``Embedder`` under one ``SearchConfig``; see ``apexmem_neo.search.config`` for the presets.
+"""
+
+from apexmem_neo.search.config import PRESETS, SearchConfig, preset
+from apexmem_neo.search.documents import DocKind, SearchDocument, documents_from_batch
+from apexmem_neo.search.engine import HybridSearch, QueryTruncatedWarning, SearchHit, SearchResults
+from apexmem_neo.search.protocol import (
+    Embedder,
+    EmptyQueryError,
+    SearchError,
+    SearchFilters,
+    SearchIndex,
+)
+
+__all__ = [
+    "PRESETS",
+    "DocKind",
+    "Embedder",
+    "EmptyQueryError",
+    "HybridSearch",
+    "QueryTruncatedWarning",
+    "SearchConfig",
+    "SearchDocument",
+    "SearchError",
+    "SearchFilters",
+    "SearchHit",
+    "SearchIndex",
+    "SearchResults",
+    "documents_from_batch",
+    "preset",
+]

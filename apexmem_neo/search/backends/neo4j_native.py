@@ -1,0 +1,232 @@
+"""Neo4j-native backend: Neo4j vector (HNSW, cosine) and full-text (Lucene BM25) indexes.
+
+Design: dedicated ``SearchDoc`` nodes (label configurable per namespace, so tests and
+benchmarks never collide with each other or with the graph store's labels), one per search
+document, each linked ``(:SearchDoc)-[:INDEXES]->(g)`` to the graph node it came from (Turn,
+Entity, Property, Event or Evidence, matched on the store's id properties) when that node is
+in the same database. Indexing separate nodes keeps the graph store's nodes free of vectors
+and analysed terms, and lets a turn's context (neighbour window) be indexed as its own field.
+
+Dense queries use the HNSW index when only kinds are filtered (falling back to an exact scan
+when the index's candidates hold fewer than k admitted documents); other filters use an exact
+cosine scan over the admitted documents. Cypher lives in cypher/{schema,queries}/search_*.cypher
+and is loaded by ``load_cypher``, which finds files through the store's loader
+(``apexmem_neo.store.neo4j.cypher_files``) and adds what search needs on top of it: the
+namespace label and index names as validated ``{{slot}}`` identifiers.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable, Sequence
+from functools import lru_cache
+from typing import Any, TypeVar
+
+from neo4j import Driver, Query, RoutingControl
+from neo4j.exceptions import ServiceUnavailable, SessionExpired
+
+from apexmem_neo.errors import ServiceUnavailableError
+from apexmem_neo.search.config import DocField, Method
+from apexmem_neo.search.documents import ALL_KINDS, SearchDocument
+from apexmem_neo.search.protocol import ChannelRequest, Hit, IndexedDocument, SearchFilters
+from apexmem_neo.store.neo4j.cypher_files import (
+    LABELS,
+    RELATIONSHIP_TYPES,
+    cypher_root,
+    strip_comments,
+)
+
+T = TypeVar("T")
+SEARCH_RELATIONSHIP = "INDEXES"
+_IDENT = re.compile(r"^[A-Za-z][A-Za-z0-9_]{0,62}$")
+_SLOT = re.compile(r"\{\{(\w+)\}\}")
+_LABEL_USE = re.compile(r"\(\s*\w*\s*:\s*(\w+)")
+_TYPE_USE = re.compile(r"\[\s*\w*\s*:\s*(\w+)")
+
+
+def load_cypher(name: str, **slots: str | int) -> list[str]:
+    """Statements of ``cypher/<name>.cypher`` with ``{{slot}}`` filled from ``slots``.
+
+    Files are found by the store's loader (``cypher_root``: the package copy, else the
+    repository's). Slots take only identifiers (``[A-Za-z][A-Za-z0-9_]*``) or integers, never
+    user data; values travel as query parameters. After filling, every label must be the
+    store's allow-list or the ``label`` slot, and every relationship type the store's or
+    ``INDEXES``.
+    """
+    for key, value in slots.items():
+        if not isinstance(value, int) and not _IDENT.match(value):
+            raise ValueError(f"cypher slot {key}={value!r} is not a plain identifier")
+    text = _read(name)
+    missing = set(_SLOT.findall(text)) - set(slots)
+    if missing:
+        raise ValueError(f"cypher/{name}.cypher needs slots {sorted(missing)}")
+    filled = strip_comments(_SLOT.sub(lambda m: str(slots[m.group(1)]), text))
+    labels = set(_LABEL_USE.findall(filled)) - LABELS - {str(slots.get("label", ""))}
+    types = set(_TYPE_USE.findall(filled)) - RELATIONSHIP_TYPES - {SEARCH_RELATIONSHIP}
+    if labels or types:
+        raise ValueError(f"cypher/{name}.cypher uses labels {labels} / types {types} off the list")
+    return [s.strip() for s in filled.split(";") if s.strip()]
+
+
+@lru_cache(maxsize=64)
+def _read(name: str) -> str:
+    folder, _, stem = name.partition("/")
+    file = cypher_root().joinpath(folder).joinpath(f"{stem}.cypher")
+    return file.read_text(encoding="utf-8")
+
+
+class Neo4jNativeIndex:
+    """SearchIndex on Neo4j; ``namespace`` names the label and the indexes (an identifier)."""
+
+    def __init__(
+        self,
+        driver: Driver,
+        namespace: str = "SearchDoc",
+        database: str | None = None,
+        url: str | None = None,
+    ) -> None:
+        if not _IDENT.match(namespace):
+            raise ValueError(f"namespace {namespace!r} must be a plain identifier")
+        self._driver = driver
+        self._label = namespace if namespace == "SearchDoc" else f"SearchDoc_{namespace}"
+        self._prefix = f"search_{namespace.lower()}"
+        self._database = database
+        self._url = url or "the configured Neo4j address"
+
+    def _q(self, name: str, **slots: str | int) -> list[str]:
+        return load_cypher(name, label=self._label, prefix=self._prefix, **slots)
+
+    def _run(self, statement: str, params: dict[str, Any], write: bool = False) -> list[Any]:
+        def _go() -> list[Any]:
+            records, _, _ = self._driver.execute_query(
+                Query(statement),
+                params,
+                database_=self._database,
+                routing_=RoutingControl.WRITE if write else RoutingControl.READ,
+            )
+            return list(records)
+
+        return self._call(_go)
+
+    def _call(self, action: Callable[[], T]) -> T:
+        try:
+            return action()
+        except (ServiceUnavailable, SessionExpired) as exc:
+            raise ServiceUnavailableError("neo4j", self._url, str(exc)) from exc
+
+    def create(self, dimensions: int) -> None:
+        for statement in self._q("schema/search_create", dimensions=int(dimensions)):
+            self._run(statement, {}, write=True)
+        self._run("CALL db.awaitIndexes(300)", {}, write=True)
+
+    def upsert(self, docs: Sequence[IndexedDocument]) -> int:
+        (statement,) = self._q("queries/search_upsert")
+        rows = [_row(item) for item in docs]
+        for start in range(0, len(rows), 500):
+            self._run(statement, {"rows": rows[start : start + 500]}, write=True)
+        return len(rows)
+
+    def retrieve(self, requests: Sequence[ChannelRequest]) -> list[list[Hit]]:
+        return [
+            self._lexical(r) if r.method is Method.LEXICAL else self._dense(r) for r in requests
+        ]
+
+    def _lexical(self, request: ChannelRequest) -> list[Hit]:
+        if not request.terms:
+            return []
+        (statement,) = self._q("queries/search_fulltext")
+        params = _filter_params(request.filters)
+        params.update(
+            index=f"{self._prefix}_{request.field.value}_terms",
+            query=" ".join(request.terms),
+            k=request.k,
+        )
+        return _hits(self._run(statement, params))
+
+    def _dense(self, request: ChannelRequest) -> list[Hit]:
+        params = _filter_params(request.filters)
+        params.update(vector=list(request.vector), k=request.k)
+        if _only_kinds(request.filters):
+            (statement,) = self._q("queries/search_vector_ann")
+            params.update(
+                index=f"{self._prefix}_{request.field.value}_vector",
+                candidates=max(request.num_candidates, request.k),
+            )
+            hits = _hits(self._run(statement, params))
+            if len(hits) >= request.k:
+                return hits
+        (statement,) = self._q("queries/search_vector_exact")
+        params["property"] = _VECTORS[request.field]
+        return _hits(self._run(statement, params))
+
+    def get(self, doc_ids: Sequence[str]) -> dict[str, SearchDocument]:
+        (statement,) = self._q("queries/search_get")
+        records = self._run(statement, {"doc_ids": list(doc_ids)})
+        return {r["doc_id"]: SearchDocument.model_validate_json(r["doc_json"]) for r in records}
+
+    def count(self) -> int:
+        (statement,) = self._q("queries/search_count")
+        return int(self._run(statement, {})[0]["count"])
+
+    def drop(self) -> None:
+        (statement,) = self._q("queries/search_delete_all")
+
+        def _delete() -> None:
+            with self._driver.session(database=self._database) as session:
+                session.run(Query(statement)).consume()
+
+        self._call(_delete)
+        for statement in self._q("schema/search_drop"):
+            self._run(statement, {}, write=True)
+
+    def close(self) -> None:
+        """The driver belongs to the caller; nothing to release here."""
+
+
+_VECTORS = {DocField.TEXT: "text_vector", DocField.CONTEXT: "context_vector"}
+
+
+def _row(item: IndexedDocument) -> dict[str, Any]:
+    doc = item.doc
+    props = {
+        "kind": doc.kind.value,
+        "graph_id": doc.graph_id,
+        "conversation_id": doc.conversation_id,
+        "session_id": doc.session_id,
+        "speaker": doc.speaker,
+        "time": doc.time,
+        "text_terms": item.text_terms,
+        "context_terms": item.context_terms,
+        "doc_json": doc.model_dump_json(),
+    }
+    return {
+        "doc_id": doc.doc_id,
+        "graph_id": doc.graph_id,
+        "kind": doc.kind.value,
+        "props": {k: v for k, v in props.items() if v is not None},
+        "text_vector": item.text_vector.tolist(),
+        "context_vector": item.context_vector.tolist(),
+    }
+
+
+def _only_kinds(filters: SearchFilters) -> bool:
+    rest = filters.model_dump(exclude={"kinds"})
+    return all(value is None for value in rest.values())
+
+
+def _filter_params(filters: SearchFilters) -> dict[str, Any]:
+    def _list(values: tuple[str, ...] | None) -> list[str] | None:
+        return None if values is None else [str(v) for v in values]
+
+    return {
+        "kinds": [k.value for k in (filters.kinds or ALL_KINDS)],
+        "conversations": _list(filters.conversation_ids),
+        "sessions": _list(filters.session_ids),
+        "speakers": _list(filters.speakers),
+        "time_from": filters.time_from,
+        "time_to": filters.time_to,
+    }
+
+
+def _hits(records: list[Any]) -> list[Hit]:
+    return [Hit(doc_id=r["doc_id"], score=float(r["score"])) for r in records]

@@ -1,0 +1,200 @@
+"""Hybrid search over any SearchIndex: analyse, embed, ask each channel, fuse, group by kind."""
+
+from __future__ import annotations
+
+import warnings
+from collections.abc import Sequence
+
+import numpy as np
+from pydantic import BaseModel, ConfigDict
+
+from apexmem_neo.search import fusion
+from apexmem_neo.search.config import DEFAULT, Method, SearchConfig
+from apexmem_neo.search.documents import ALL_KINDS, DocKind, SearchDocument
+from apexmem_neo.search.protocol import (
+    ChannelRequest,
+    Embedder,
+    EmptyQueryError,
+    Hit,
+    IndexedDocument,
+    SearchFilters,
+    SearchIndex,
+)
+from apexmem_neo.search.text import analyzed_string, query_terms
+
+
+class QueryTruncatedWarning(UserWarning):
+    """The query was longer than the embedding model's window and was cut for the dense part."""
+
+
+class SearchHit(BaseModel):
+    """A search result: the graph id it points at, its score and what it says."""
+
+    model_config = ConfigDict(frozen=True)
+
+    doc_id: str
+    kind: DocKind
+    graph_id: str
+    score: float
+    text: str
+    title: str = ""
+    speaker: str | None = None
+    session_id: str | None = None
+    time: str | None = None
+
+
+class SearchResults(BaseModel):
+    """The four groups the agent's Search tool shows, best first within each group."""
+
+    query: str
+    entities: list[SearchHit] = []
+    properties: list[SearchHit] = []
+    events: list[SearchHit] = []
+    turns: list[SearchHit] = []
+
+    def group(self, kind: DocKind) -> list[SearchHit]:
+        return {
+            DocKind.ENTITY: self.entities,
+            DocKind.PROPERTY: self.properties,
+            DocKind.EVENT: self.events,
+            DocKind.TURN: self.turns,
+        }[kind]
+
+
+class HybridSearch:
+    """Search documents in ``index`` with ``embedder`` under ``config``; no I/O on construction."""
+
+    def __init__(
+        self, index: SearchIndex, embedder: Embedder, config: SearchConfig = DEFAULT
+    ) -> None:
+        self.index = index
+        self.embedder = embedder
+        self.config = config
+
+    def create(self) -> None:
+        """Create the index for this embedder's dimensions (idempotent)."""
+        self.index.create(self.embedder.dimensions)
+
+    def index_documents(self, docs: Sequence[SearchDocument], batch_size: int = 512) -> int:
+        """Embed (through the embedder's cache, if any), analyse and upsert ``docs``."""
+        total = 0
+        for start in range(0, len(docs), batch_size):
+            total += self.index.upsert(self.prepare(docs[start : start + batch_size]))
+        return total
+
+    def prepare(self, docs: Sequence[SearchDocument]) -> list[IndexedDocument]:
+        """Documents with analysed terms and vectors, as a backend stores them."""
+        texts = list(dict.fromkeys([d.text for d in docs] + [d.context_text for d in docs]))
+        vectors = dict(zip(texts, self.embedder.embed(texts), strict=True))
+        return [
+            IndexedDocument(
+                doc=d,
+                text_terms=analyzed_string(d.text),
+                context_terms=analyzed_string(d.context_text),
+                text_vector=np.asarray(vectors[d.text], dtype=np.float32),
+                context_vector=np.asarray(vectors[d.context_text], dtype=np.float32),
+            )
+            for d in docs
+        ]
+
+    def rank(
+        self, query: str, k: int = 10, filters: SearchFilters | None = None
+    ) -> list[SearchHit]:
+        """One fused ranking of the documents ``filters`` admits."""
+        filters = filters or SearchFilters()
+        requests = self._requests(query, [filters])
+        lists = self.index.retrieve(requests)
+        return self._fuse(query, lists, k)
+
+    def search(
+        self, query: str, k: int = 10, filters: SearchFilters | None = None
+    ) -> SearchResults:
+        """Top ``k`` of each kind (entities, properties, events/evidence, turns)."""
+        filters = filters or SearchFilters()
+        kinds = filters.kinds or ALL_KINDS
+        requests = self._requests(query, [filters.with_kind(kind) for kind in kinds])
+        lists = self.index.retrieve(requests)
+        per_kind = len(self.config.channels)
+        results = SearchResults(query=query)
+        for i, kind in enumerate(kinds):
+            hits = self._fuse(query, lists[i * per_kind : (i + 1) * per_kind], k)
+            results.group(kind).extend(hits)
+        return results
+
+    def _requests(self, query: str, filter_sets: list[SearchFilters]) -> list[ChannelRequest]:
+        if not query or not query.strip():
+            raise EmptyQueryError()
+        terms = tuple(query_terms(query))
+        vector: tuple[float, ...] = ()
+        if any(ch.method is Method.DENSE for ch in self.config.channels):
+            vector = tuple(self.embedder.embed([self._fit(query)])[0])
+        cfg = self.config
+        return [
+            ChannelRequest(
+                method=ch.method,
+                field=ch.field,
+                k=cfg.depth,
+                filters=filters,
+                terms=terms if ch.method is Method.LEXICAL else (),
+                vector=vector if ch.method is Method.DENSE else (),
+                num_candidates=max(cfg.num_candidates, cfg.depth),
+            )
+            for filters in filter_sets
+            for ch in cfg.channels
+        ]
+
+    def _fit(self, query: str) -> str:
+        tokens = self.embedder.count_tokens(query)
+        if tokens <= self.embedder.max_tokens:
+            return query
+        warnings.warn(
+            f"query has {tokens} tokens, more than the {self.embedder.max_tokens} of "
+            f"{self.embedder.name}; the dense search uses only its start",
+            QueryTruncatedWarning,
+            stacklevel=3,
+        )
+        return self.embedder.truncate(query)
+
+    def _fuse(self, query: str, lists: Sequence[Sequence[Hit]], k: int) -> list[SearchHit]:
+        weights = [ch.weight for ch in self.config.channels]
+        if self.config.fusion == "rrf":
+            fused = fusion.rrf(lists, weights, self.config.rrf_k)
+        else:
+            fused = fusion.weighted(lists, weights)
+        # Fetch a margin beyond k so the speaker boost can lift a hit from just below the cut.
+        fused = fused[: max(2 * k, 20)]
+        docs = self.index.get([h.doc_id for h in fused])
+        hits = [_hit(docs[h.doc_id], h.score) for h in fused if h.doc_id in docs]
+        if self.config.speaker_boost > 1.0:
+            hits = _boost_speakers(query, hits, self.config.speaker_boost)
+        return hits[:k]
+
+
+def _hit(doc: SearchDocument, score: float) -> SearchHit:
+    return SearchHit(
+        doc_id=doc.doc_id,
+        kind=doc.kind,
+        graph_id=doc.graph_id,
+        score=score,
+        text=doc.text,
+        title=doc.title,
+        speaker=doc.speaker,
+        session_id=doc.session_id,
+        time=doc.time,
+    )
+
+
+def _boost_speakers(query: str, hits: list[SearchHit], factor: float) -> list[SearchHit]:
+    """Multiply the score of hits whose speaker the query names; stable re-sort."""
+    words = set(query_terms(query))
+    named = {
+        s
+        for s in {h.speaker for h in hits}
+        if s and query_terms(s) and set(query_terms(s)) <= words
+    }
+    if not named:
+        return hits
+    boosted = [
+        h.model_copy(update={"score": h.score * factor}) if h.speaker in named else h for h in hits
+    ]
+    return sorted(boosted, key=lambda h: (-h.score, h.doc_id))

@@ -1,0 +1,150 @@
+"""The SearchIndex and Embedder protocols and the value types they exchange.
+
+A backend stores documents with their analysed terms and vectors, and answers batches of
+single-channel requests (lexical BM25 or dense cosine over one field, with filters). Query
+analysis, embedding, fusion and grouping live outside the backends (``engine.py``), written
+once, so code outside a backend never asks which backend it runs on.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Protocol, TypeAlias, runtime_checkable
+
+import numpy as np
+import numpy.typing as npt
+from pydantic import BaseModel, ConfigDict
+
+from apexmem_neo.errors import ApexMemError
+from apexmem_neo.search.config import DocField, Method
+from apexmem_neo.search.documents import DocKind, SearchDocument
+
+Vector: TypeAlias = npt.NDArray[np.float32]
+
+
+class SearchError(ApexMemError):
+    """Base class of search errors."""
+
+
+class EmptyQueryError(SearchError, ValueError):
+    """The query is empty or only whitespace."""
+
+    def __init__(self) -> None:
+        super().__init__("search query is empty (or only whitespace); give some words to search")
+
+
+@dataclass(frozen=True, slots=True)
+class Hit:
+    """One ranked document id with its score (higher is better)."""
+
+    doc_id: str
+    score: float
+
+
+class SearchFilters(BaseModel):
+    """Restrictions every channel applies. ``None`` means no restriction on that field.
+
+    The time range is closed, ISO strings compared as strings (the store's convention).
+    """
+
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+    kinds: tuple[DocKind, ...] | None = None
+    conversation_ids: tuple[str, ...] | None = None
+    session_ids: tuple[str, ...] | None = None
+    speakers: tuple[str, ...] | None = None
+    time_from: str | None = None
+    time_to: str | None = None
+
+    def with_kind(self, kind: DocKind) -> SearchFilters:
+        return self.model_copy(update={"kinds": (kind,)})
+
+    def admits(self, doc: SearchDocument) -> bool:
+        """The reference semantics that every backend's filter translation implements."""
+        checks = (
+            self.kinds is None or doc.kind in self.kinds,
+            self.conversation_ids is None or doc.conversation_id in self.conversation_ids,
+            self.session_ids is None or doc.session_id in self.session_ids,
+            self.speakers is None or doc.speaker in self.speakers,
+            self.time_from is None or (doc.time is not None and doc.time >= self.time_from),
+            self.time_to is None or (doc.time is not None and doc.time <= self.time_to),
+        )
+        return all(checks)
+
+
+@dataclass(frozen=True)
+class IndexedDocument:
+    """A document as a backend stores it: analysed terms and unit float32 vectors per field."""
+
+    doc: SearchDocument
+    text_terms: str
+    context_terms: str
+    text_vector: Vector
+    context_vector: Vector
+
+    @property
+    def doc_id(self) -> str:
+        return self.doc.doc_id
+
+
+@dataclass(frozen=True)
+class ChannelRequest:
+    """One ranked list to compute: lexical (``terms``) or dense (``vector``) over ``field``."""
+
+    method: Method
+    field: DocField
+    k: int
+    filters: SearchFilters = dataclasses.field(default_factory=SearchFilters)
+    terms: tuple[str, ...] = ()
+    vector: tuple[float, ...] = ()
+    num_candidates: int = 200
+
+    def __post_init__(self) -> None:
+        if self.k < 1:
+            raise ValueError(f"k must be at least 1, not {self.k}")
+
+
+@runtime_checkable
+class SearchIndex(Protocol):
+    """A document index with BM25 and cosine kNN over the fields ``text`` and ``context``.
+
+    Constructors do no I/O; ``create()`` makes the index (idempotent) for vectors of
+    ``dimensions``. ``upsert`` replaces documents by ``doc_id`` (re-indexing is idempotent).
+    ``retrieve`` answers each request with at most ``k`` hits, best first.
+    """
+
+    def create(self, dimensions: int) -> None: ...
+
+    def upsert(self, docs: Sequence[IndexedDocument]) -> int: ...
+
+    def retrieve(self, requests: Sequence[ChannelRequest]) -> list[list[Hit]]: ...
+
+    def get(self, doc_ids: Sequence[str]) -> dict[str, SearchDocument]: ...
+
+    def count(self) -> int: ...
+
+    def drop(self) -> None: ...
+
+    def close(self) -> None: ...
+
+
+@runtime_checkable
+class Embedder(Protocol):
+    """Text -> unit-length vectors. ``name`` identifies the model (it keys the cache)."""
+
+    @property
+    def name(self) -> str: ...
+
+    @property
+    def dimensions(self) -> int: ...
+
+    @property
+    def max_tokens(self) -> int: ...
+
+    def embed(self, texts: Sequence[str]) -> list[list[float]]: ...
+
+    def count_tokens(self, text: str) -> int: ...
+
+    def truncate(self, text: str) -> str: ...

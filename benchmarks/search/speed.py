@@ -1,0 +1,158 @@
+"""Indexing throughput and query latency per backend at 10k and 100k documents.
+
+Documents are synthetic (Zipf-distributed words, 70% turns, 10% each other kind) with random
+unit vectors of the model's size, so the figures measure the backends and the shared search
+code, not the model; the model's own throughput (documents/s, query embedding ms) is measured
+separately on a sample of real text.
+
+    .venv/bin/python -m benchmarks.search.speed [--sizes 10000 100000] [--backends ...]
+"""
+
+from __future__ import annotations
+
+import argparse
+import statistics
+import sys
+import time
+from typing import Any
+
+import numpy as np
+from rich.console import Console
+from rich.table import Table
+
+from apexmem_neo.search.config import preset
+from apexmem_neo.search.documents import DocKind, SearchDocument
+from apexmem_neo.search.engine import HybridSearch
+from apexmem_neo.search.protocol import IndexedDocument
+from apexmem_neo.search.text import analyzed_string
+from apexmem_neo.testing import HashingEmbedder
+from benchmarks.search import common
+
+DIMS = 384
+KIND_MIX = [DocKind.TURN] * 7 + [DocKind.ENTITY, DocKind.PROPERTY, DocKind.EVENT]
+
+
+def synthetic(n: int, seed: int = 0) -> list[IndexedDocument]:
+    """``n`` documents of 8-40 Zipf words over a 20k-word vocabulary, random unit vectors."""
+    rng = np.random.default_rng(seed)
+    vocab = np.array([f"w{i}" for i in range(20000)])
+    vectors = rng.standard_normal((n, 2, DIMS)).astype(np.float32)
+    vectors /= np.linalg.norm(vectors, axis=2, keepdims=True)
+    docs = []
+    for i in range(n):
+        words = vocab[np.minimum(rng.zipf(1.3, size=int(rng.integers(8, 40))), 19999)]
+        text = " ".join(words)
+        doc = SearchDocument(
+            kind=KIND_MIX[i % 10],
+            graph_id=f"g{i}",
+            text=text,
+            context=text,
+            speaker=f"s{i % 7}",
+            session_id=f"ses{i % 500}",
+            conversation_id=f"c{i % 50}",
+            time=f"2023-{1 + i % 12:02d}-{1 + i % 28:02d}T00:00:00",
+        )
+        terms = analyzed_string(text)
+        docs.append(IndexedDocument(doc, terms, terms, vectors[i, 0], vectors[i, 1]))
+    return docs
+
+
+def queries(n: int, seed: int = 1) -> list[str]:
+    rng = np.random.default_rng(seed)
+    return [" ".join(f"w{int(w)}" for w in rng.integers(1, 400, size=4)) for _ in range(n)]
+
+
+def measure(backend: str, size: int, args: argparse.Namespace) -> dict[str, float]:
+    docs = synthetic(size)
+    index, close = common.make_index(backend, args.es_url, args.neo4j_uri, "speed")
+    try:
+        index.create(DIMS)
+        started = time.perf_counter()
+        for start in range(0, size, 10000):
+            index.upsert(docs[start : start + 10000])
+        index_s = time.perf_counter() - started
+        search = HybridSearch(index, HashingEmbedder(dimensions=DIMS), preset(args.preset))
+        latencies = []
+        for i, query in enumerate(queries(args.queries + 5)):
+            t0 = time.perf_counter()
+            search.search(query, k=10)
+            if i >= 5:  # the first queries warm caches (vector matrix, JIT, connections)
+                latencies.append(1000 * (time.perf_counter() - t0))
+    finally:
+        close()
+    q = statistics.quantiles(latencies, n=20)
+    return {
+        "docs": size,
+        "index_docs_per_s": size / index_s,
+        "query_p50_ms": statistics.median(latencies),
+        "query_p95_ms": q[18],
+    }
+
+
+def model_speed(n: int = 256) -> dict[str, float]:
+    """The embedder's own cost: documents/s on LOCOMO-like sentences, query embedding ms."""
+    from apexmem_neo.search.embedder import SentenceTransformerEmbedder
+
+    model = SentenceTransformerEmbedder()
+    model.embed(["warm up"])
+    texts = [
+        f"Caroline: I went to the support group number {i} and it was so powerful."
+        for i in range(n)
+    ]
+    t0 = time.perf_counter()
+    model.embed(texts)
+    docs_per_s = n / (time.perf_counter() - t0)
+    lat = []
+    for i in range(30):
+        t1 = time.perf_counter()
+        model.embed([f"When did Caroline go to group {i}?"])
+        lat.append(1000 * (time.perf_counter() - t1))
+    return {"embed_docs_per_s": docs_per_s, "query_embed_p50_ms": statistics.median(lat)}
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__)
+    parser.add_argument("--sizes", nargs="+", type=int, default=[10000, 100000])
+    parser.add_argument("--backends", nargs="+", default=list(common.BACKENDS))
+    parser.add_argument("--preset", default="hybrid")
+    parser.add_argument("--queries", type=int, default=100)
+    parser.add_argument("--no-model", action="store_true", help="skip the model's own speed")
+    parser.add_argument("--es-url", default="http://127.0.0.1:9200")
+    parser.add_argument("--neo4j-uri", default="bolt://127.0.0.1:7687")
+    args = parser.parse_args(argv)
+    rows: list[dict[str, Any]] = []
+    for size in args.sizes:
+        for backend in args.backends:
+            row = {"backend": backend, **measure(backend, size, args)}
+            print(row)
+            rows.append(row)
+    model = {} if args.no_model else model_speed()
+    out = Table(title=f"Search speed (preset {args.preset}, search(query, k=10): 4 groups)")
+    for col in ("backend", "docs", "index docs/s", "query p50 ms", "query p95 ms"):
+        out.add_column(col, justify="left" if col == "backend" else "right")
+    for r in rows:
+        out.add_row(
+            r["backend"],
+            str(r["docs"]),
+            f"{r['index_docs_per_s']:.0f}",
+            f"{r['query_p50_ms']:.1f}",
+            f"{r['query_p95_ms']:.1f}",
+        )
+    Console().print(out)
+    if model:
+        print(
+            f"model all-MiniLM-L6-v2: {model['embed_docs_per_s']:.0f} docs/s, "
+            f"query embedding p50 {model['query_embed_p50_ms']:.1f} ms"
+        )
+    print(
+        "wrote",
+        common.write_json(
+            f"search_speed_{'_'.join(args.backends)}.json",
+            {"preset": args.preset, "rows": rows, "model": model},
+        ),
+    )
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

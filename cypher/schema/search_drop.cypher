@@ -1,0 +1,9 @@
+// Drop the search indexes of one namespace (the nodes are deleted by queries/search_delete_all).
+DROP INDEX {{prefix}}_context_vector IF EXISTS;
+DROP INDEX {{prefix}}_text_vector IF EXISTS;
+DROP INDEX {{prefix}}_context_terms IF EXISTS;
+DROP INDEX {{prefix}}_text_terms IF EXISTS;
+DROP INDEX {{prefix}}_session IF EXISTS;
+DROP INDEX {{prefix}}_conversation IF EXISTS;
+DROP INDEX {{prefix}}_kind IF EXISTS;
+DROP CONSTRAINT {{prefix}}_doc_id IF EXISTS;

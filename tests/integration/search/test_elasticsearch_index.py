@@ -1,0 +1,51 @@
+"""The shared SearchIndex suite on a real Elasticsearch, plus its error behaviour."""
+
+from __future__ import annotations
+
+import uuid
+from collections.abc import Callable, Iterator
+
+import pytest
+from elasticsearch import Elasticsearch
+
+from apexmem_neo.errors import ServiceUnavailableError
+from apexmem_neo.search.backends.elasticsearch import ElasticsearchIndex
+from apexmem_neo.search.engine import HybridSearch
+from apexmem_neo.testing import HashingEmbedder
+from tests.unit.search.contract import *  # noqa: F403
+
+pytestmark = [pytest.mark.integration, pytest.mark.elasticsearch]
+
+
+@pytest.fixture
+def make_index(es_client: Elasticsearch, es_url: str) -> Iterator[Callable[[], ElasticsearchIndex]]:
+    made: list[ElasticsearchIndex] = []
+
+    def _make() -> ElasticsearchIndex:
+        made.append(ElasticsearchIndex(es_client, f"test_search_{uuid.uuid4().hex[:10]}", es_url))
+        return made[-1]
+
+    yield _make
+    for index in made:
+        index.drop()
+
+
+def test_unreachable_server_names_the_url() -> None:
+    url = "http://127.0.0.1:9"
+    client = Elasticsearch(url, request_timeout=2, max_retries=0)
+    search = HybridSearch(ElasticsearchIndex(client, "nowhere", url), HashingEmbedder())
+    with pytest.raises(ServiceUnavailableError, match="127.0.0.1:9"):
+        search.create()
+    with pytest.raises(ServiceUnavailableError, match="elasticsearch"):
+        search.search("anything")
+    client.close()
+
+
+def test_creating_twice_keeps_the_documents(make_index: Callable[[], ElasticsearchIndex]) -> None:
+    from tests.unit.search.contract import corpus
+
+    search = HybridSearch(make_index(), HashingEmbedder(dimensions=16))
+    search.create()
+    search.index_documents(corpus())
+    search.create()
+    assert search.index.count() == len(corpus())
