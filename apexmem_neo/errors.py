@@ -32,5 +32,6 @@ class ServiceUnavailableError(ApexMemError):
         hint = f": {detail}" if detail else ""
         super().__init__(
             f"{service} is not reachable at {address}{hint}. "
-            f"Start it with `apexmem services up {service}` or point the setting at a running server."
+            f"Start it with `apexmem services up {service}` "
+            "or point the setting at a running server."
         )

@@ -1,4 +1,4 @@
-"""Settings read from the environment. Only the CLI and benchmarks read these (DESIGN.md, style 4)."""
+"""Settings read from the environment; only the CLI and benchmarks read them (DESIGN style 4)."""
 
 from __future__ import annotations
 
