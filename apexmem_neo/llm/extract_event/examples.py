@@ -2,7 +2,8 @@
 
 They cover the patterns of the paper's Table 13: an assertion (attended_event), a number, an
 emotional state as an enum, an environment condition from a document stream ("World"), a
-personal attribute as a bool (has_children), an event date as a date, and a greeting that
+personal attribute as a bool (has_children), an event date as a date, a preference stated
+value-first (favourite_cafe), and a greeting that
 yields no facts. Kept compact: the local model reads them on every call (the server caches
 the shared prompt prefix, so they cost prompt time once).
 """
@@ -142,6 +143,25 @@ WEDDING = _demo(
     ),
 )  # fmt: skip
 
+# A preference stated with the value first: the subject is still the speaker, not the place.
+PREFERENCE = _demo(
+    "Mia",
+    "Leo",
+    "Blue Lagoon is my go-to cafe now, the old one closed.",
+    "2024-04-02T10:00:00 (Tuesday)",
+    ExtractedEvent(
+        type="preference_stated",
+        participants=[
+            _p("Mia", EntityType.PERSON, Role.SPEAKER),
+            _p("Blue Lagoon", EntityType.PLACE, Role.MENTIONED),
+        ],
+        facts=[
+            _f("Mia", "favourite_cafe", "Blue Lagoon", DType.STR,
+               "Blue Lagoon is my go-to cafe now"),
+        ],
+    ),
+)  # fmt: skip
+
 GREETING = _demo(
     "Lena",
     "Tom",
@@ -157,4 +177,4 @@ GREETING = _demo(
     ),
 )
 
-DEMOS: list[dspy.Example] = [MARATHON, TIRED_PARENT, SNOW, WEDDING, GREETING]
+DEMOS: list[dspy.Example] = [MARATHON, TIRED_PARENT, SNOW, WEDDING, PREFERENCE, GREETING]

@@ -35,7 +35,7 @@ def test_demos_are_compact_json_and_cover_the_table_13_patterns() -> None:
         },
     )
     answers = [m["content"] for m in messages if m["role"] == "assistant"]
-    assert len(answers) == len(DEMOS) == 5
+    assert len(answers) == len(DEMOS) == 6
     assert all("\n" not in a and json.loads(a)["event"] for a in answers)
     facts = [f for d in DEMOS for f in d.event.facts]
     kinds = {(f.property, f.dtype) for f in facts}
