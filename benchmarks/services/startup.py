@@ -3,7 +3,7 @@
     python -m benchmarks.services.startup                 # warm: down, then up, per service
     python -m benchmarks.services.startup --home /tmp/h   # cold when /tmp/h is empty
 
-Cold runs use their own ports (7787, 9300, 8180) so they never touch the servers of the
+Cold runs use their own ports (7787, 9250, 8180) so they never touch the servers of the
 default home. Services this script starts are stopped again at the end. Results go to
 benchmarks/results/services_startup.json.
 """
@@ -23,7 +23,7 @@ from apexmem_neo.settings import Settings
 
 COLD_PORTS = {
     "neo4j": "bolt://127.0.0.1:7787",
-    "es": "http://127.0.0.1:9300",
+    "es": "http://127.0.0.1:9250",
     "llm": "http://127.0.0.1:8180/v1",
 }
 RESULTS = Path(__file__).resolve().parents[1] / "results" / "services_startup.json"
