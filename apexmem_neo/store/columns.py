@@ -1,9 +1,11 @@
-"""Rows as column dicts: one mapping shared by every backend.
+"""Rows as column tuples / dicts: one mapping shared by every backend.
 
-``batch_columns`` turns a ``GraphBatch`` into, per table, a list of ``{column: value}`` dicts.
-SQLite inserts them with named parameters; Neo4j sets them as node properties (UNWIND $rows),
-so SQL columns and graph properties are the same names and the same values by construction.
-The ``*_from_row`` functions go the other way, from any mapping of those columns.
+``batch_tuples`` turns a ``GraphBatch`` into, per table, a list of value tuples in
+``COLUMNS`` order (SQLite inserts them with positional parameters, the cheapest binding);
+``batch_columns`` zips the same tuples with the column names into ``{column: value}`` dicts,
+which Neo4j sets as node properties (UNWIND $rows). So SQL columns and graph properties are
+the same names and the same values by construction. The ``*_from_row`` functions go the
+other way, from any mapping of those columns.
 """
 
 from __future__ import annotations
@@ -13,16 +15,20 @@ from collections.abc import Mapping
 from typing import Any, Final
 
 from apexmem_neo.ontology import (
+    DType,
     Entity,
+    EntityType,
     Event,
     EventParticipant,
     Evidence,
     Fact,
     GraphBatch,
     Property,
+    Role,
     Session,
     Turn,
 )
+from apexmem_neo.ontology.ids import property_id
 from apexmem_neo.store.protocol import FactRecord
 
 COLUMNS: Final[dict[str, tuple[str, ...]]] = {
@@ -95,116 +101,117 @@ PRIMARY_KEYS: Final[dict[str, tuple[str, ...]]] = {
 }
 
 Row = dict[str, Any]
+Values = tuple[Any, ...]
+
+_ENUM_VALUES: Final[dict[object, str]] = {
+    member: member.value for enum in (DType, EntityType, Role) for member in enum
+}
+"""Enum member -> its value, a dict lookup (``member.value`` goes through a descriptor)."""
 
 
-def session_row(s: Session, default: str) -> Row:
+def session_values(s: Session, default: str) -> Values:
+    return (s.session_id, s.conversation_id, s.seq, s.started_at, s.recorded_at or default)
+
+
+def turn_values(t: Turn, default: str) -> Values:
+    return (
+        t.turn_id,
+        t.session_id,
+        t.seq,
+        t.speaker,
+        t.listener,
+        t.text,
+        t.anchor_datetime,
+        t.recorded_at or default,
+    )
+
+
+def entity_values(e: Entity, default: str) -> Values:
+    return (
+        e.entity_id,
+        e.name,
+        e.norm_name,
+        _ENUM_VALUES[e.entity_type],
+        _ENUM_VALUES[e.role],
+        json.dumps(list(e.aliases), ensure_ascii=False),
+        e.description,
+        e.recorded_at or default,
+    )
+
+
+def property_values(p: Property, default: str) -> Values:
+    return (
+        p.property_id,
+        p.name,
+        _ENUM_VALUES[p.dtype],
+        json.dumps(list(p.enum_values), ensure_ascii=False),
+        p.description,
+        p.recorded_at or default,
+    )
+
+
+def evidence_values(e: Evidence, default: str) -> Values:
+    return (e.evidence_id, e.turn_id, e.text, e.span_start, e.span_end, e.recorded_at or default)
+
+
+def event_values(e: Event, default: str) -> Values:
+    return (
+        e.event_id,
+        e.event_type,
+        e.anchor_datetime,
+        e.location,
+        e.turn_id,
+        e.evidence_id,
+        e.recorded_at or default,
+    )
+
+
+def participant_values(p: EventParticipant, default: str) -> Values:
+    return (p.event_id, p.entity_id, _ENUM_VALUES[p.role], p.recorded_at or default)
+
+
+def fact_tuples(facts: list[Fact], default: str) -> list[Values]:
+    """The facts table's tuples; the hot path of ingest, so one comprehension, no calls."""
+    pid, enum_value = property_id, _ENUM_VALUES
+    return [
+        (
+            f.fact_id,
+            f.entity_id,
+            pid(f.property),
+            f.property,
+            f.value_json,
+            enum_value[f.dtype],
+            f.t_from,
+            f.t_to,
+            f.confidence,
+            f.event_id,
+            f.evidence_id,
+            f.recorded_at or default,
+        )
+        for f in facts
+    ]
+
+
+def batch_tuples(batch: GraphBatch, default_recorded_at: str) -> dict[str, list[Values]]:
+    """Per table (in write order), the rows of ``batch`` as tuples in ``COLUMNS`` order."""
+    d = default_recorded_at
     return {
-        "session_id": s.session_id,
-        "conversation_id": s.conversation_id,
-        "seq": s.seq,
-        "started_at": s.started_at,
-        "recorded_at": s.recorded_at or default,
-    }
-
-
-def turn_row(t: Turn, default: str) -> Row:
-    return {
-        "turn_id": t.turn_id,
-        "session_id": t.session_id,
-        "seq": t.seq,
-        "speaker": t.speaker,
-        "listener": t.listener,
-        "text": t.text,
-        "anchor_datetime": t.anchor_datetime,
-        "recorded_at": t.recorded_at or default,
-    }
-
-
-def entity_row(e: Entity, default: str) -> Row:
-    return {
-        "entity_id": e.entity_id,
-        "name": e.name,
-        "norm_name": e.norm_name,
-        "entity_type": e.entity_type.value,
-        "role": e.role.value,
-        "aliases_json": json.dumps(list(e.aliases), ensure_ascii=False),
-        "description": e.description,
-        "recorded_at": e.recorded_at or default,
-    }
-
-
-def property_row(p: Property, default: str) -> Row:
-    return {
-        "property_id": p.property_id,
-        "name": p.name,
-        "dtype": p.dtype.value,
-        "enum_values_json": json.dumps(list(p.enum_values), ensure_ascii=False),
-        "description": p.description,
-        "recorded_at": p.recorded_at or default,
-    }
-
-
-def evidence_row(e: Evidence, default: str) -> Row:
-    return {
-        "evidence_id": e.evidence_id,
-        "turn_id": e.turn_id,
-        "text": e.text,
-        "span_start": e.span_start,
-        "span_end": e.span_end,
-        "recorded_at": e.recorded_at or default,
-    }
-
-
-def event_row(e: Event, default: str) -> Row:
-    return {
-        "event_id": e.event_id,
-        "event_type": e.event_type,
-        "anchor_datetime": e.anchor_datetime,
-        "location": e.location,
-        "turn_id": e.turn_id,
-        "evidence_id": e.evidence_id,
-        "recorded_at": e.recorded_at or default,
-    }
-
-
-def participant_row(p: EventParticipant, default: str) -> Row:
-    return {
-        "event_id": p.event_id,
-        "entity_id": p.entity_id,
-        "role": p.role.value,
-        "recorded_at": p.recorded_at or default,
-    }
-
-
-def fact_row(f: Fact, default: str) -> Row:
-    return {
-        "fact_id": f.fact_id,
-        "entity_id": f.entity_id,
-        "property_id": f.property_id(),
-        "property": f.property,
-        "value_json": f.value_json,
-        "dtype": f.dtype.value,
-        "t_from": f.t_from,
-        "t_to": f.t_to,
-        "confidence": f.confidence,
-        "event_id": f.event_id,
-        "evidence_id": f.evidence_id,
-        "recorded_at": f.recorded_at or default,
+        "sessions": [session_values(x, d) for x in batch.sessions],
+        "turns": [turn_values(x, d) for x in batch.turns],
+        "entities": [entity_values(x, d) for x in batch.entities],
+        "properties": [property_values(x, d) for x in batch.properties],
+        "evidence": [evidence_values(x, d) for x in batch.evidence],
+        "events": [event_values(x, d) for x in batch.events],
+        "event_participants": [participant_values(x, d) for x in batch.participants],
+        "facts": fact_tuples(batch.facts, d),
     }
 
 
 def batch_columns(batch: GraphBatch, default_recorded_at: str) -> dict[str, list[Row]]:
-    """Per table (in write order), the rows of ``batch`` with ``recorded_at`` filled in."""
-    d = default_recorded_at
+    """Per table (in write order), the rows of ``batch`` as ``{column: value}`` dicts."""
     return {
-        "sessions": [session_row(x, d) for x in batch.sessions],
-        "turns": [turn_row(x, d) for x in batch.turns],
-        "entities": [entity_row(x, d) for x in batch.entities],
-        "properties": [property_row(x, d) for x in batch.properties],
-        "evidence": [evidence_row(x, d) for x in batch.evidence],
-        "events": [event_row(x, d) for x in batch.events],
-        "event_participants": [participant_row(x, d) for x in batch.participants],
-        "facts": [fact_row(x, d) for x in batch.facts],
+        table: [dict(zip(COLUMNS[table], values, strict=True)) for values in rows]
+        for table, rows in batch_tuples(batch, default_recorded_at).items()
     }
 
 

@@ -1,11 +1,7 @@
-// events rows -> (:Event), -[:FROM_TURN]->(:Turn) and -[:SUPPORTED_BY]->(:Evidence) when set
+// events rows not yet stored -> (:Event) nodes (relationships: write_events_links).
+// The store passes only rows whose event_id write_events_existing did not find, each once,
+// so CREATE replaces MERGE; a concurrent writer creating the same event trips the event_id
+// constraint and the store re-runs the batch with write_events_merge.
 UNWIND $rows AS row
-MERGE (ev:Event {event_id: row.event_id})
-ON CREATE SET ev += row
-WITH ev, row
-OPTIONAL MATCH (t:Turn {turn_id: row.turn_id})
-OPTIONAL MATCH (v:Evidence {evidence_id: row.evidence_id})
-FOREACH (turn IN CASE WHEN t IS NULL THEN [] ELSE [t] END |
-  MERGE (ev)-[:FROM_TURN]->(turn))
-FOREACH (evidence IN CASE WHEN v IS NULL THEN [] ELSE [v] END |
-  MERGE (ev)-[:SUPPORTED_BY]->(evidence))
+CREATE (ev:Event)
+SET ev = row

@@ -19,16 +19,21 @@ Mapping (the SQL-compat shim translates mechanically because names and values ar
 The constructor does no I/O and the driver belongs to the caller (``close()`` does not close
 it). ``init_schema()`` applies ``cypher/schema``. ``write(batch)`` is one write transaction:
 the dangling-reference check, then per table UNWIND chunks of MERGE ... ON CREATE SET, so a
-batch lands whole or not at all and re-writing it changes nothing. Lost connections surface
-as ``ServiceUnavailableError`` naming the server. The temporal rules are those of
-``apexmem_neo.store.protocol``.
+batch lands whole or not at all and re-writing it changes nothing. Events and facts (the
+bulk of a batch) take a faster path with the same outcome: one unique-index lookup finds
+the ids already stored, the other rows are CREATEd with their relationships (no MERGE, no
+relationship check against dense Entity / Property nodes), and participants of the events
+just created are CREATEd too. Should a concurrent writer create one of those ids first, the
+constraint fails, the transaction rolls back whole and is re-run with MERGE everywhere.
+Lost connections surface as ``ServiceUnavailableError`` naming the server. The temporal
+rules are those of ``apexmem_neo.store.protocol``.
 """
 
 from __future__ import annotations
 
 from collections.abc import Collection, Iterator, Mapping, Sequence
 from contextlib import contextmanager
-from typing import Any, Final, TypeVar
+from typing import Any, Final, NamedTuple, TypeVar
 
 from neo4j import Driver, ManagedTransaction, Query, RoutingControl, Session
 from neo4j import exceptions as neo4j_errors
@@ -64,6 +69,48 @@ WRITE_QUERIES: Final[dict[str, str]] = {
     "facts": "write_facts",
 }
 """Per table (in ``TABLES`` write order), the query file that writes its rows."""
+
+MERGE_QUERIES: Final[dict[str, str]] = {
+    "events": "write_events_merge",
+    "facts": "write_facts_merge",
+}
+"""Tables whose default query CREATEs the rows not yet stored; these MERGE instead (the
+fallback when a concurrent writer raced us to the same ids)."""
+
+
+class CreatePlan(NamedTuple):
+    """How a table's new rows are written: find stored ids, CREATE the rest, link them."""
+
+    key: str
+    existing: str
+    create: str
+    links: str | None
+    """The query relating the created rows to others (None: ``create`` does it too)."""
+    link_columns: tuple[str, ...]
+    link_when: tuple[str, ...]
+    """Rows get a links run when any of these columns is set."""
+
+
+CREATE_NEW: Final[dict[str, CreatePlan]] = {
+    "events": CreatePlan(
+        "event_id",
+        "write_events_existing",
+        "write_events",
+        "write_events_links",
+        ("event_id", "turn_id", "evidence_id"),
+        ("turn_id", "evidence_id"),
+    ),
+    "facts": CreatePlan(
+        "fact_id",
+        "write_facts_existing",
+        "write_facts",
+        None,
+        (),
+        (),
+    ),
+}
+"""Tables with many rows per batch: no MERGE, but one indexed lookup of the stored ids, then
+CREATE for the rest (idempotent all the same). Each row's id occurs once (``_unique_rows``)."""
 
 EXISTING_QUERIES: Final[dict[str, str]] = {
     kind: f"existing_{kind}_ids" for kind in ("session", "turn", "entity", "evidence", "event")
@@ -162,15 +209,25 @@ class Neo4jGraphStore:
         """Commit ``batch`` in one transaction (all or nothing); re-writing adds nothing."""
         self._require_ready()
         default = batch.recorded_at or normalize_time(self._clock())
-        table_rows = columns.batch_columns(batch, default)
+        table_rows = _unique_rows(columns.batch_columns(batch, default))
         with self._connection("write"), self._session() as session:
             try:
-                session.execute_write(self._write_tx, batch, table_rows)
+                try:
+                    session.execute_write(self._write_tx, batch, table_rows, False)
+                except neo4j_errors.ConstraintError:
+                    # A concurrent writer created some of the same facts or events between
+                    # our existence check and CREATE; our transaction rolled back whole.
+                    # Re-run it with MERGE, which waits for and respects the other writer.
+                    session.execute_write(self._write_tx, batch, table_rows, True)
             except neo4j_errors.Neo4jError as exc:
                 raise StoreError(f"Neo4jGraphStore.write rolled back: {exc.message}") from exc
 
     def _write_tx(
-        self, tx: ManagedTransaction, batch: GraphBatch, table_rows: Mapping[str, list[Any]]
+        self,
+        tx: ManagedTransaction,
+        batch: GraphBatch,
+        table_rows: Mapping[str, list[dict[str, Any]]],
+        merge: bool,
     ) -> None:
         def existing(kind: str, wanted: Collection[str]) -> set[str]:
             found = tx.run(cypher_files.query(EXISTING_QUERIES[kind]), ids=sorted(wanted))
@@ -178,11 +235,46 @@ class Neo4jGraphStore:
 
         # Inside the transaction, so the ids cannot vanish between the check and the write.
         ensure_references(batch, existing)
+        created_events: set[str] = set()
         for table in TABLES:
-            for chunk in _chunks(table_rows[table], self.chunk_rows):
-                tx.run(cypher_files.query(WRITE_QUERIES[table]), rows=chunk).consume()
-        for chunk in _chunks(table_rows["turns"], self.chunk_rows):
-            tx.run(cypher_files.query("link_turns"), rows=chunk).consume()
+            rows = table_rows[table]
+            if merge:
+                self._run_chunks(tx, MERGE_QUERIES.get(table, WRITE_QUERIES[table]), rows)
+            elif table in CREATE_NEW:
+                created = self._create_new(tx, CREATE_NEW[table], rows)
+                created_events |= created if table == "events" else set()
+            elif table == "event_participants":
+                fresh = [row for row in rows if row["event_id"] in created_events]
+                known = [row for row in rows if row["event_id"] not in created_events]
+                self._run_chunks(tx, "write_participants_new", fresh)
+                self._run_chunks(tx, WRITE_QUERIES[table], known)
+            else:
+                self._run_chunks(tx, WRITE_QUERIES[table], rows)
+        self._run_chunks(tx, "link_turns", table_rows["turns"])
+
+    def _create_new(
+        self, tx: ManagedTransaction, plan: CreatePlan, rows: Sequence[dict[str, Any]]
+    ) -> set[str]:
+        """CREATE the rows whose id is not stored yet, then their relationships; the new ids."""
+        stored: set[str] = set()
+        for chunk in _chunks([row[plan.key] for row in rows], self.chunk_rows):
+            found = tx.run(cypher_files.query(plan.existing), ids=list(chunk))
+            stored.update(record["id"] for record in found)
+        new = [row for row in rows if row[plan.key] not in stored]
+        self._run_chunks(tx, plan.create, new)
+        if plan.links is None:
+            return {row[plan.key] for row in new}
+        links = [
+            {column: row[column] for column in plan.link_columns}
+            for row in new
+            if any(row[column] is not None for column in plan.link_when)
+        ]
+        self._run_chunks(tx, plan.links, links)
+        return {row[plan.key] for row in new}
+
+    def _run_chunks(self, tx: ManagedTransaction, name: str, rows: Sequence[Any]) -> None:
+        for chunk in _chunks(rows, self.chunk_rows):
+            tx.run(cypher_files.query(name), rows=chunk).consume()
 
     def _session(self) -> Session:
         return self.driver.session(database=self.database)
@@ -281,6 +373,22 @@ class Neo4jGraphStore:
             )
         tree = summary.profile if profile else summary.plan
         return list(_operators(tree or {}))
+
+
+def _unique_rows(table_rows: dict[str, list[dict[str, Any]]]) -> dict[str, list[dict[str, Any]]]:
+    """Drop rows repeating an earlier row's primary key (the first wins, as with MERGE)."""
+    out: dict[str, list[dict[str, Any]]] = {}
+    for table, rows in table_rows.items():
+        key = columns.PRIMARY_KEYS[table]
+        seen: set[tuple[Any, ...]] = set()
+        kept = []
+        for row in rows:
+            k = tuple(row[c] for c in key)
+            if k not in seen:
+                seen.add(k)
+                kept.append(row)
+        out[table] = kept
+    return out
 
 
 def _chunks(rows: Sequence[T], size: int) -> Iterator[Sequence[T]]:

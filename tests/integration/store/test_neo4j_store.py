@@ -15,10 +15,17 @@ from neo4j import Driver, GraphDatabase
 
 from apexmem_neo.errors import ServiceUnavailableError
 from apexmem_neo.ontology import Entity, Fact, GraphBatch, Session, Turn
-from apexmem_neo.store import StoreCounts, StoreError, StoreNotReadyError
+from apexmem_neo.store import StoreCounts, StoreError, StoreNotReadyError, columns
 from apexmem_neo.store.columns import COLUMNS
 from apexmem_neo.store.neo4j import Neo4jGraphStore, cypher_files
-from apexmem_neo.store.neo4j.store import EXISTING_QUERIES, TEMPORAL_QUERIES, WRITE_QUERIES
+from apexmem_neo.store.neo4j.store import (
+    CREATE_NEW,
+    EXISTING_QUERIES,
+    MERGE_QUERIES,
+    TEMPORAL_QUERIES,
+    WRITE_QUERIES,
+    _unique_rows,
+)
 from tests.integration.store.conftest import wipe
 from tests.integration.store.tcp_proxy import CuttingProxy
 from tests.unit.store.backends import FakeClock
@@ -291,7 +298,10 @@ def test_every_store_query_file_loads_and_is_allow_listed() -> None:
         *WRITE_QUERIES.values(),
         *EXISTING_QUERIES.values(),
         *TEMPORAL_QUERIES,
-        *("link_turns", "get_entity", "find_entities", "get_event"),
+        *MERGE_QUERIES.values(),
+        *(plan.existing for plan in CREATE_NEW.values()),
+        *(plan.links for plan in CREATE_NEW.values() if plan.links),
+        *("link_turns", "get_entity", "find_entities", "get_event", "write_participants_new"),
     }
     assert store_queries <= set(cypher_files.query_names())
     for name in store_queries:
@@ -321,3 +331,47 @@ class socket_port:
 
     def __exit__(self, *exc: object) -> None:
         self._sock.close()
+
+
+def _graph_shape(driver: Driver) -> list[dict[str, Any]]:
+    return rows(
+        driver,
+        "MATCH (a)-[r]->(b) RETURN labels(a)[0] AS a, type(r) AS r, labels(b)[0] AS b, "
+        "count(*) AS n ORDER BY a, r, b",
+    )
+
+
+def test_partly_stored_batch_creates_only_the_new_rows(neo4j_driver: Driver) -> None:
+    """The CREATE fast path: a batch overlapping the store adds exactly the missing rows."""
+    wipe(neo4j_driver)
+    store = Neo4jGraphStore(neo4j_driver, clock=FakeClock(), chunk_rows=7)
+    store.init_schema()
+    full = conversation_batch()
+    store.write(full)
+    expected_counts, expected_shape = store.counts(), _graph_shape(neo4j_driver)
+    wipe(neo4j_driver)
+    first = full.model_copy(update={"facts": full.facts[:1], "participants": []})
+    store.write(first)  # events without participants, one fact
+    repeated = full.model_copy(
+        update={"facts": full.facts + full.facts, "events": full.events + full.events}
+    )
+    store.write(repeated)  # duplicate rows in one batch, some already stored
+    assert store.counts() == expected_counts
+    assert _graph_shape(neo4j_driver) == expected_shape
+
+
+def test_merge_fallback_path_is_idempotent_too(neo4j_driver: Driver) -> None:
+    """The path taken after a concurrent writer's constraint clash: MERGE for every table."""
+    wipe(neo4j_driver)
+    store = Neo4jGraphStore(neo4j_driver, clock=FakeClock())
+    store.init_schema()
+    batch = conversation_batch()
+    store.write(batch)
+    expected_counts, expected_shape = store.counts(), _graph_shape(neo4j_driver)
+    wipe(neo4j_driver)
+    table_rows = _unique_rows(columns.batch_columns(batch, "2024-01-01T00:00:00"))
+    with neo4j_driver.session() as session:
+        for _ in range(2):
+            session.execute_write(store._write_tx, batch, table_rows, True)
+    assert store.counts() == expected_counts
+    assert _graph_shape(neo4j_driver) == expected_shape

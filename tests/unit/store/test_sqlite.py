@@ -50,6 +50,35 @@ def test_wal_and_foreign_keys_are_on(tmp_path: Path) -> None:
     store.close()
 
 
+def test_new_files_get_64k_pages_and_no_event_index_on_facts(tmp_path: Path) -> None:
+    store = opened(tmp_path / "g.sqlite3")
+    conn = store.connection
+    assert conn.execute("PRAGMA page_size").fetchone()[0] == 65536
+    indexes = {r[1] for r in conn.execute("PRAGMA index_list(facts)")}
+    assert "facts_event" not in indexes
+    assert {"facts_timeline", "facts_entity_time"} <= indexes
+    store.close()
+
+
+def test_migration_0003_drops_facts_event_of_an_existing_file(tmp_path: Path) -> None:
+    path = tmp_path / "old.sqlite3"
+    conn = sqlite3.connect(path)
+    conn.execute("CREATE TABLE schema_version (version INTEGER PRIMARY KEY, name TEXT, at TEXT)")
+    for number, name, sql in migrations():
+        if number <= 2:
+            conn.executescript(sql)
+            conn.execute("INSERT INTO schema_version VALUES (?, ?, 'x')", (number, name))
+    conn.commit()
+    conn.close()
+    store = opened(path)  # an existing 4 KiB-page file keeps its page size
+    conn2 = store.connection
+    assert conn2.execute("PRAGMA page_size").fetchone()[0] == 4096
+    assert "facts_event" not in {r[1] for r in conn2.execute("PRAGMA index_list(facts)")}
+    store.write(GraphBatch(entities=[ANN]))
+    assert store.counts().entities == 1
+    store.close()
+
+
 def test_facts_cannot_be_updated_or_deleted() -> None:
     store = opened(":memory:")
     fact = Fact(subject=ANN.entity_id, property="age", value=3, dtype="int", t_from="2020-01-01")

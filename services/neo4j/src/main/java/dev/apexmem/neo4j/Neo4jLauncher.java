@@ -61,7 +61,7 @@ public final class Neo4jLauncher {
     static DatabaseManagementServiceBuilder builder(Path home, String host, int port) {
         return new DatabaseManagementServiceBuilder(home)
                 .setConfig(GraphDatabaseSettings.auth_enabled, false)
-                .setConfig(GraphDatabaseSettings.pagecache_memory, ByteUnit.mebiBytes(128))
+                .setConfig(GraphDatabaseSettings.pagecache_memory, ByteUnit.mebiBytes(512))
                 .setConfig(GraphDatabaseSettings.keep_logical_logs, "2 files")
                 .setConfig(GraphDatabaseSettings.logical_log_rotation_threshold, ByteUnit.mebiBytes(32))
                 .setConfig(GraphDatabaseSettings.udc_enabled, false)
