@@ -9,9 +9,12 @@ os.environ.setdefault("LITELLM_LOCAL_MODEL_COST_MAP", "True")
 
 import typer
 
+from apexmem_neo.cli.ask import ask
 from apexmem_neo.cli.doctor import doctor
 from apexmem_neo.cli.ingest import ingest
+from apexmem_neo.cli.query import entity, history, query, schema
 from apexmem_neo.cli.services import services_app
+from apexmem_neo.mcp_server import mcp_command
 
 app = typer.Typer(
     name="apexmem",
@@ -22,6 +25,12 @@ app = typer.Typer(
 app.add_typer(services_app, name="services")
 app.command("doctor")(doctor)
 app.command("ingest")(ingest)
+app.command("ask")(ask)
+app.command("query")(query)
+app.command("schema")(schema)
+app.command("entity")(entity)
+app.command("history")(history)
+app.command("mcp")(mcp_command)
 
 
 def main() -> None:

@@ -1,0 +1,28 @@
+"""The memory agent: a one-call fast path over prefetched memory, then ReAct over the tools."""
+
+from apexmem_neo.agent.agent import MemoryAgent
+from apexmem_neo.agent.context import prefetch, quote_turns
+from apexmem_neo.agent.models import (
+    TOOL_NAMES,
+    AgentConfig,
+    AgentResult,
+    EvidenceItem,
+    Mode,
+    TraceStep,
+)
+from apexmem_neo.agent.timewords import resolve_time_words
+from apexmem_neo.agent.toolset import build_tools
+
+__all__ = [
+    "TOOL_NAMES",
+    "AgentConfig",
+    "AgentResult",
+    "EvidenceItem",
+    "MemoryAgent",
+    "Mode",
+    "TraceStep",
+    "build_tools",
+    "prefetch",
+    "quote_turns",
+    "resolve_time_words",
+]

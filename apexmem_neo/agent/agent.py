@@ -1,0 +1,131 @@
+"""MemoryAgent: a one-call fast path over prefetched memory, then a ReAct loop if needed.
+
+``ask(question, question_date, mode)``:
+
+1. resolves the question's own time words against the question date (deterministic
+   grounding, as at ingest) into explicit dates handed to the model;
+2. prefetches the top entities (with their timelines) and matching turns, no LLM;
+3. fast path (modes ``fast`` and ``auto``): one call answering from that context, which also
+   says whether the context was enough;
+4. ReAct (mode ``react``, or ``auto`` when the fast path said "not enough" or failed) over
+   the configured tools, within ``max_tool_calls`` and ``max_iters``.
+
+The LM and adapter are passed with ``dspy.context`` (never a global); every step is traced
+with its latency and token usage (``dspy.track_usage``).
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable, Mapping
+from typing import Any
+
+import dspy
+from dspy.utils.callback import BaseCallback
+
+from apexmem_neo.agent.context import prefetch, quote_turns
+from apexmem_neo.agent.models import AgentConfig, AgentResult, Mode, TraceStep
+from apexmem_neo.agent.react_loop import ReactLoop, token_delta, token_total
+from apexmem_neo.agent.signatures import AnswerFromContext
+from apexmem_neo.agent.timewords import hints_text, resolve_time_words
+from apexmem_neo.llm.lm import SchemaJSONAdapter
+from apexmem_neo.ontology.types import TimeLike, normalize_time
+from apexmem_neo.store.protocol import GraphStore
+from apexmem_neo.tools.backend import QueryBackend
+from apexmem_neo.tools.entity_lookup import Searcher
+
+
+class _CallCounter(BaseCallback):  # type: ignore[misc]
+    """Counts LM calls (retries and adapter fallbacks included)."""
+
+    def __init__(self) -> None:
+        self.calls = 0
+
+    def on_lm_start(self, call_id: str, instance: Any, inputs: dict[str, Any]) -> None:
+        self.calls += 1
+
+
+class MemoryAgent:
+    """Answers questions over a memory graph; see the module docstring."""
+
+    def __init__(
+        self,
+        lm: Any,
+        store: GraphStore,
+        tools: Mapping[str, Callable[..., str]],
+        backend: QueryBackend | None = None,
+        searcher: Searcher | None = None,
+        config: AgentConfig | None = None,
+        adapter: Any | None = None,
+    ) -> None:
+        self.lm = lm
+        self.store = store
+        self.tools = dict(tools)
+        self.backend = backend
+        self.searcher = searcher
+        self.config = config or AgentConfig()
+        self.adapter = adapter if adapter is not None else SchemaJSONAdapter()
+
+    def ask(
+        self, question: str, question_date: TimeLike | None = None, mode: Mode | None = None
+    ) -> AgentResult:
+        t0 = time.perf_counter()
+        chosen = mode or self.config.mode
+        qdate = normalize_time(question_date) if question_date is not None else None
+        hints = resolve_time_words(question, qdate)
+        result = AgentResult(question=question, question_date=qdate, time_hints=hints)
+        inputs = {
+            "question": question,
+            "question_date": qdate[:10] if qdate else "unknown",
+            "time_hints": hints_text(qdate, hints),
+            "context": prefetch(self.store, question, self.searcher, self.config),
+        }
+        counter = _CallCounter()
+        turn_ids: list[str] = []
+        with (
+            dspy.context(lm=self.lm, adapter=self.adapter, callbacks=[counter]),
+            dspy.track_usage() as tracker,
+        ):
+            if chosen in ("fast", "auto"):
+                turn_ids = self._fast(inputs, result, tracker, final=chosen == "fast")
+            if chosen == "react" or (chosen == "auto" and not result.enough_context):
+                turn_ids = self._react(inputs, result, tracker)
+            result.tokens = token_total(tracker)
+        result.evidence = quote_turns(self.backend, turn_ids)
+        result.llm_calls = counter.calls
+        result.seconds = round(time.perf_counter() - t0, 3)
+        return result
+
+    def _fast(
+        self, inputs: Mapping[str, Any], result: AgentResult, tracker: Any, final: bool
+    ) -> list[str]:
+        before, t0 = token_total(tracker), time.perf_counter()
+        step = TraceStep(step=len(result.trace), phase="fast")
+        result.trace.append(step)
+        result.mode = "fast"
+        try:
+            pred = dspy.Predict(AnswerFromContext)(**inputs)
+        except Exception as exc:  # unparseable reply: fall through to the loop (auto)
+            step.error = f"{type(exc).__name__}: {exc}"[:800]
+            result.enough_context = False
+            if final:
+                result.error = f"fast path failed: {step.error}"
+            return []
+        finally:
+            step.seconds = round(time.perf_counter() - t0, 3)
+            step.tokens = token_delta(before, token_total(tracker))
+        result.answer = str(pred.answer)
+        result.enough_context = bool(pred.enough_context)
+        step.output_chars = len(result.answer)
+        return [str(t) for t in (pred.evidence_turn_ids or [])]
+
+    def _react(self, inputs: Mapping[str, Any], result: AgentResult, tracker: Any) -> list[str]:
+        result.mode = "react"
+        loop = ReactLoop(self.tools, self.config)
+        outcome = loop.run(inputs, tracker, first_step=len(result.trace))
+        result.trace += outcome.steps
+        result.tool_calls = outcome.tool_calls
+        result.error = outcome.error
+        if outcome.error is None:
+            result.answer = outcome.answer
+        return outcome.turn_ids

@@ -1,0 +1,63 @@
+"""The agent's configuration and result types (pydantic data, no I/O)."""
+
+from __future__ import annotations
+
+from typing import Any, Literal
+
+from pydantic import BaseModel, Field
+
+Mode = Literal["fast", "react", "auto"]
+TOOL_NAMES: tuple[str, ...] = ("SchemaViewer", "EntityLookup", "GraphQuery", "Search")
+
+
+class AgentConfig(BaseModel):
+    """Budgets and choices of one agent; defaults suit a small local model."""
+
+    mode: Mode = "auto"
+    tools: tuple[str, ...] = TOOL_NAMES
+    max_tool_calls: int = Field(default=40, ge=1, le=200)
+    max_iters: int = Field(default=6, ge=1, le=200)
+    prefetch_entities: int = Field(default=2, ge=0, le=10)
+    prefetch_turns: int = Field(default=4, ge=0, le=20)
+    max_facts: int = Field(default=12, ge=1, le=200)
+    max_context_chars: int = Field(default=4000, ge=200)
+    max_observation_chars: int = Field(default=4000, ge=200)
+
+
+class EvidenceItem(BaseModel):
+    """A turn the answer rests on, with its words quoted."""
+
+    turn_id: str
+    text: str = ""
+
+
+class TraceStep(BaseModel):
+    """One LLM step: the thought, the tool it chose and what the call cost."""
+
+    step: int
+    phase: Literal["fast", "react", "extract"]
+    thought: str = ""
+    tool: str | None = None
+    args: dict[str, Any] = {}
+    output_chars: int = 0
+    seconds: float = 0.0
+    tokens: dict[str, int] = {}
+    error: str | None = None
+
+
+class AgentResult(BaseModel):
+    """What ``MemoryAgent.ask`` returns."""
+
+    question: str
+    question_date: str | None = None
+    time_hints: list[str] = []
+    answer: str = ""
+    evidence: list[EvidenceItem] = []
+    mode: Literal["fast", "react"] = "fast"
+    enough_context: bool | None = None
+    trace: list[TraceStep] = []
+    tool_calls: int = 0
+    llm_calls: int = 0
+    tokens: dict[str, int] = {}
+    seconds: float = 0.0
+    error: str | None = None

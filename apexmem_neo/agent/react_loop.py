@@ -1,0 +1,137 @@
+"""The ReAct loop over the memory tools, driven step by step so that every step is traced.
+
+``dspy.ReAct`` supplies the prompts (its ``react`` and ``extract`` predictors and the tool
+wrappers, ``finish`` included); this driver runs them with a tool-call budget, times each
+tool, records each step's token usage, and turns a parse error of the final extract step
+into an error in the result instead of an exception.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field
+from typing import Any
+
+import dspy
+
+from apexmem_neo.agent.models import AgentConfig, TraceStep
+from apexmem_neo.agent.signatures import AnswerWithTools
+
+BUDGET_NOTE = "Tool budget exhausted: no more tool calls; answer with what you have."
+
+
+@dataclass
+class LoopOutcome:
+    answer: str = ""
+    turn_ids: list[str] = field(default_factory=list)
+    steps: list[TraceStep] = field(default_factory=list)
+    tool_calls: int = 0
+    error: str | None = None
+
+
+def token_total(tracker: Any) -> dict[str, int]:
+    """Summed integer token counts (prompt, completion, total) over every LM tracked."""
+    out: dict[str, int] = {}
+    for usage in tracker.get_total_tokens().values():
+        for key in ("prompt_tokens", "completion_tokens", "total_tokens"):
+            value = usage.get(key)
+            if isinstance(value, int):
+                out[key] = out.get(key, 0) + value
+    return out
+
+
+def token_delta(before: Mapping[str, int], after: Mapping[str, int]) -> dict[str, int]:
+    return {k: v - before.get(k, 0) for k, v in after.items() if v - before.get(k, 0)}
+
+
+def _args(raw: Any) -> dict[str, Any]:
+    return dict(raw) if isinstance(raw, Mapping) else {}
+
+
+class ReactLoop:
+    """One question through the tools; see the module docstring."""
+
+    def __init__(self, tools: Mapping[str, Callable[..., str]], config: AgentConfig) -> None:
+        self.config = config
+        self.react = dspy.ReAct(AnswerWithTools, tools=list(tools.values()), max_iters=99)
+
+    def run(self, inputs: Mapping[str, Any], tracker: Any, first_step: int = 0) -> LoopOutcome:
+        out = LoopOutcome()
+        trajectory: dict[str, Any] = {}
+        for idx in range(self.config.max_iters):
+            if not self._step(idx, inputs, trajectory, tracker, out, first_step):
+                break
+        self._extract(inputs, trajectory, tracker, out, first_step + len(out.steps))
+        return out
+
+    def _call(self, module: Any, trajectory: dict[str, Any], inputs: Mapping[str, Any]) -> Any:
+        return self.react._call_with_potential_trajectory_truncation(module, trajectory, **inputs)
+
+    def _step(
+        self,
+        idx: int,
+        inputs: Mapping[str, Any],
+        trajectory: dict[str, Any],
+        tracker: Any,
+        out: LoopOutcome,
+        first_step: int,
+    ) -> bool:
+        """One thought + tool call; False when the loop should stop."""
+        before, t0 = token_total(tracker), time.perf_counter()
+        step = TraceStep(step=first_step + len(out.steps), phase="react")
+        out.steps.append(step)
+        try:
+            pred = self._call(self.react.react, trajectory, inputs)
+        except Exception as exc:  # a reply the adapter cannot parse ends the loop
+            step.error = f"{type(exc).__name__}: {exc}"[:500]
+            step.seconds = round(time.perf_counter() - t0, 3)
+            return False
+        step.thought, step.tool = str(pred.next_thought), str(pred.next_tool_name)
+        step.args = _args(pred.next_tool_args)
+        trajectory[f"thought_{idx}"] = pred.next_thought
+        trajectory[f"tool_name_{idx}"] = pred.next_tool_name
+        trajectory[f"tool_args_{idx}"] = pred.next_tool_args
+        observation = self._observe(step, out)
+        trajectory[f"observation_{idx}"] = observation
+        step.output_chars = len(observation)
+        step.seconds = round(time.perf_counter() - t0, 3)
+        step.tokens = token_delta(before, token_total(tracker))
+        return step.tool != "finish" and observation != BUDGET_NOTE
+
+    def _observe(self, step: TraceStep, out: LoopOutcome) -> str:
+        tool = self.react.tools.get(step.tool or "")
+        if tool is None:
+            names = ", ".join(self.react.tools)
+            return f"Unknown tool {step.tool!r}; the tools are: {names}."
+        if step.tool != "finish":
+            if out.tool_calls >= self.config.max_tool_calls:
+                return BUDGET_NOTE
+            out.tool_calls += 1
+        try:
+            text = str(tool(**step.args))
+        except Exception as exc:  # bad arguments: tell the model, as dspy.ReAct does
+            text = f"Execution error in {step.tool}: {type(exc).__name__}: {exc}"
+        return text[: self.config.max_observation_chars]
+
+    def _extract(
+        self,
+        inputs: Mapping[str, Any],
+        trajectory: dict[str, Any],
+        tracker: Any,
+        out: LoopOutcome,
+        step_no: int,
+    ) -> None:
+        before, t0 = token_total(tracker), time.perf_counter()
+        step = TraceStep(step=step_no, phase="extract")
+        out.steps.append(step)
+        try:
+            pred = self._call(self.react.extract, trajectory, inputs)
+            out.answer = str(pred.answer)
+            out.turn_ids = [str(t) for t in (pred.evidence_turn_ids or [])]
+            step.thought = str(getattr(pred, "reasoning", "") or "")
+            step.output_chars = len(out.answer)
+        except Exception as exc:  # report, never crash: the trace so far stays useful
+            step.error = out.error = f"final extract failed: {type(exc).__name__}: {exc}"[:800]
+        step.seconds = round(time.perf_counter() - t0, 3)
+        step.tokens = token_delta(before, token_total(tracker))

@@ -1,0 +1,37 @@
+"""DSPy signatures of the memory agent; each docstring is the instruction."""
+
+from __future__ import annotations
+
+import dspy
+
+# The fast path keeps the wording the integration test passed with; the loop's extract step
+# answered a date to a "what" question with it, hence the more explicit wording there.
+ANSWER_DESC = "the short answer the question asks for: a name, a value, or a date (YYYY-MM-DD)"
+
+
+class AnswerFromContext(dspy.Signature):  # type: ignore[misc]
+    """Answer the question from the memory context only. Facts carry validity intervals
+    [t_from, t_to]; the latest t_from is the current value. Cite the turn ids the answer rests
+    on. Set enough_context to false if the context does not contain the answer."""
+
+    question: str = dspy.InputField()
+    question_date: str = dspy.InputField(desc="the date the question is asked on")
+    time_hints: str = dspy.InputField(desc="time words of the question as explicit dates")
+    context: str = dspy.InputField(desc="entities with their facts, and matching turns")
+    answer: str = dspy.OutputField(desc="short answer; a date as YYYY-MM-DD")
+    evidence_turn_ids: list[str] = dspy.OutputField(desc="turn ids supporting the answer")
+    enough_context: bool = dspy.OutputField(desc="true if the context answers the question")
+
+
+class AnswerWithTools(dspy.Signature):  # type: ignore[misc]
+    """Answer the question about the user's long-term memory using the tools. Facts are never
+    overwritten: each has a validity interval [t_from, t_to]; the latest t_from is the current
+    value, older ones tell what held before. Resolve times with the explicit dates given.
+    Give a short answer (a date as YYYY-MM-DD) and cite the turn ids it rests on."""
+
+    question: str = dspy.InputField()
+    question_date: str = dspy.InputField(desc="the date the question is asked on")
+    time_hints: str = dspy.InputField(desc="time words of the question as explicit dates")
+    context: str = dspy.InputField(desc="what a first lookup found (may be incomplete)")
+    answer: str = dspy.OutputField(desc=ANSWER_DESC)
+    evidence_turn_ids: list[str] = dspy.OutputField(desc="turn ids supporting the answer")

@@ -1,0 +1,183 @@
+"""EntityLookup: find entities by name (or search) and show each one's timeline as markdown.
+
+For every candidate entity the document gives its id, name and type, the latest value per
+property (the greatest fact by the store's order k, i.e. ``GraphStore.current``), the
+anchors (event times) with the last one, and a bounded table of facts with their validity
+intervals and the turn that said them. Candidates come from the search layer when one is
+given, then from ``GraphStore.find_entities`` over the query and its word n-grams.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from typing import Protocol
+
+from apexmem_neo.ontology import Entity, Event
+from apexmem_neo.search.engine import SearchResults
+from apexmem_neo.store.protocol import FactRecord, GraphStore, fact_order_key
+from apexmem_neo.tools import markdown
+
+EARLIEST = "0001-01-01T00:00:00"
+LATEST = "9999-12-31T23:59:59"
+CELL = 120
+FACT_HEAD = ("property", "value", "t_from", "t_to", "turn_id", "fact_id")
+
+ENTITY_LOOKUP_DOC = """Look up entities by name and show what memory knows about each.
+
+Args:
+    query: a name or a few words naming the entity, e.g. "Alice" or "Alice's dog".
+    k: how many entities to show at most (default 3).
+
+For each entity: its id, name and type; "latest": the most recent value of every property
+(with since / until); anchors: the times of the events that mention it, and the last one;
+"facts": every fact (up to {max_facts}) with its validity interval [t_from, t_to] and the
+turn id that said it. Facts are never overwritten: older values stay with their intervals.
+"""
+
+
+class Searcher(Protocol):
+    """What EntityLookup and Search need from the search layer (``HybridSearch`` fits)."""
+
+    def search(self, query: str, k: int = 10) -> SearchResults: ...
+
+
+@dataclass(frozen=True)
+class EntityView:
+    """One entity with its facts (in k order) and the events those facts hang off."""
+
+    entity: Entity
+    facts: tuple[FactRecord, ...]
+    events: dict[str, Event]
+
+    def latest(self) -> list[FactRecord]:
+        """The latest fact per property, properties in name order (``current`` without now)."""
+        best: dict[str, FactRecord] = {}
+        for fact in self.facts:
+            old = best.get(fact.property)
+            if old is None or fact_order_key(fact) > fact_order_key(old):
+                best[fact.property] = fact
+        return [best[p] for p in sorted(best)]
+
+    def anchors(self) -> list[str]:
+        return sorted({e.anchor_datetime for e in self.events.values()})
+
+    def turn_of(self, fact: FactRecord) -> str | None:
+        event = self.events.get(fact.event_id) if fact.event_id else None
+        return event.turn_id if event is not None else None
+
+
+_WORD = re.compile(r"[^\W_][\w\-.']*", re.UNICODE)
+
+
+def name_candidates(query: str, max_words: int = 3) -> list[str]:
+    """The query itself, then its word n-grams (longest first), possessives stripped."""
+    text = query.replace("\u2019", "'")
+    words = [re.sub(r"'s$", "", w) for w in _WORD.findall(text)]
+    words = [w.strip(".") for w in words if w.strip(".")]
+    out = [query.strip()]
+    for size in range(min(max_words, len(words)), 0, -1):
+        out += [" ".join(words[i : i + size]) for i in range(len(words) - size + 1)]
+    return [c for c in dict.fromkeys(out) if c]
+
+
+def find_candidates(
+    store: GraphStore, query: str, k: int, searcher: Searcher | None = None
+) -> list[Entity]:
+    """Up to ``k`` entities: search hits first (when a searcher is given), then name matches."""
+    ids: list[str] = []
+    if searcher is not None and query.strip():
+        hits = searcher.search(query, k=max(k, 5)).entities
+        ids += [h.graph_id for h in hits]
+    found: dict[str, Entity] = {}
+    for entity_id in ids:
+        entity = store.get_entity(entity_id)
+        if entity is not None:
+            found.setdefault(entity.entity_id, entity)
+    for name in name_candidates(query):
+        if len(found) >= k:
+            break
+        for entity in store.find_entities(name):
+            found.setdefault(entity.entity_id, entity)
+    return list(found.values())[:k]
+
+
+def entity_view(store: GraphStore, entity: Entity) -> EntityView:
+    facts = tuple(store.facts_between(entity.entity_id, EARLIEST, LATEST))
+    events: dict[str, Event] = {}
+    for event_id in dict.fromkeys(f.event_id for f in facts if f.event_id):
+        event = store.get_event(event_id)
+        if event is not None:
+            events[event_id] = event
+    return EntityView(entity, tuple(sorted(facts, key=fact_order_key)), events)
+
+
+def render_entity(view: EntityView, max_facts: int = 30) -> str:
+    """The markdown document of one entity."""
+    e = view.entity
+    anchors = view.anchors()
+    lines = [f"# {e.name} ({e.entity_type.value})", "", f"- id: `{e.entity_id}`"]
+    if e.aliases:
+        lines.append(f"- aliases: {', '.join(e.aliases)}")
+    if e.description:
+        lines.append(f"- description: {markdown.cell(e.description, CELL)}")
+    lines.append(f"- anchors: {', '.join(anchors) if anchors else '(none)'}")
+    lines.append(f"- last_anchor: {anchors[-1] if anchors else '(none)'}")
+    latest = [(f.property, f.value, f.t_from, f.t_to, view.turn_of(f)) for f in view.latest()]
+    lines += ["", "## Latest value per property", ""]
+    lines.append(
+        markdown.table(("property", "value", "since", "until", "turn_id"), latest, CELL)
+        if latest
+        else "_(no facts)_"
+    )
+    shown = view.facts[-max_facts:] if max_facts > 0 else ()
+    count = f"{len(shown)} of {len(view.facts)}" if len(shown) < len(view.facts) else "all"
+    lines += ["", f"## Facts ({count}, oldest first)", ""]
+    rows = [(f.property, f.value, f.t_from, f.t_to, view.turn_of(f), f.fact_id) for f in shown]
+    lines.append(markdown.table(FACT_HEAD, rows, CELL) if rows else "_(no facts)_")
+    return "\n".join(lines)
+
+
+def lookup_entities(
+    store: GraphStore,
+    query: str,
+    k: int = 3,
+    searcher: Searcher | None = None,
+    max_facts: int = 30,
+) -> str:
+    """EntityLookup's body: never raises; problems come back as an "## Error:" block."""
+    try:
+        if not query or not query.strip():
+            return "## Error: Empty query\n\nGive a name or a few words naming the entity."
+        k = max(1, min(int(k), 10))
+        entities = find_candidates(store, query, k, searcher)
+        if not entities:
+            return (
+                f"No entity matches {query!r}. Try another spelling, a shorter name, or "
+                "Search(query) to find names and turns that mention it."
+            )
+        docs = [render_entity(entity_view(store, e), max_facts) for e in entities]
+        return "\n\n---\n\n".join(docs)
+    except Exception as exc:  # the agent must always get text back
+        return f"## Error: Lookup failed\n\n{type(exc).__name__}: {exc}"
+
+
+def entity_lookup_tool(
+    store: GraphStore, searcher: Searcher | None = None, max_facts: int = 30
+) -> Callable[..., str]:
+    """The agent's ``EntityLookup(query, k)`` bound to ``store`` (and a searcher, if any)."""
+
+    def entity_lookup(query: str, k: int = 3) -> str:
+        return lookup_entities(store, query, k, searcher, max_facts)
+
+    entity_lookup.__name__ = entity_lookup.__qualname__ = "EntityLookup"
+    entity_lookup.__doc__ = ENTITY_LOOKUP_DOC.format(max_facts=max_facts)
+    return entity_lookup
+
+
+def top_entities(
+    store: GraphStore, query: str, k: int, searcher: Searcher | None
+) -> Sequence[EntityView]:
+    """The views of the top ``k`` candidates (for the agent's prefetch)."""
+    return [entity_view(store, e) for e in find_candidates(store, query, k, searcher)]

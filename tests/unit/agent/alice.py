@@ -1,0 +1,89 @@
+"""The Alice case as gold facts: favourite restaurant Italian Garden, then Sakura Sushi.
+
+Written straight into a store (no extraction), with sessions, turns, evidence and events so
+that every fact traces back to the turn that said it.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Final
+
+from apexmem_neo.ontology import (
+    Entity,
+    Event,
+    EventParticipant,
+    Evidence,
+    Fact,
+    GraphBatch,
+    Session,
+    Turn,
+)
+from apexmem_neo.search import HybridSearch, documents_from_batch
+from apexmem_neo.search.backends.embedded import EmbeddedIndex
+from apexmem_neo.store.sqlite import SQLiteGraphStore
+from apexmem_neo.testing import HashingEmbedder
+
+SESSION: Final = "alice_ses_1"
+TURN_1: Final = "alice_turn_1"
+TURN_2: Final = "alice_turn_2"
+ALICE: Final = "alice_ent"
+EVENT_1: Final = "alice_ev_1"
+EVENT_2: Final = "alice_ev_2"
+TEXT_1: Final = "My favourite restaurant is Italian Garden."
+TEXT_2: Final = "I have a new favourite restaurant now: Sakura Sushi!"
+
+
+def alice_batch() -> GraphBatch:
+    turns = [
+        Turn(turn_id=TURN_1, session_id=SESSION, seq=0, speaker="Alice", listener="Bob",
+             text=TEXT_1, anchor_datetime="2024-01-15T10:00:00"),
+        Turn(turn_id=TURN_2, session_id=SESSION, seq=1, speaker="Alice", listener="Bob",
+             text=TEXT_2, anchor_datetime="2024-03-20T10:00:00"),
+    ]  # fmt: skip
+    evidence = [
+        Evidence(evidence_id="alice_evd_1", turn_id=TURN_1, text=TEXT_1),
+        Evidence(evidence_id="alice_evd_2", turn_id=TURN_2, text=TEXT_2),
+    ]
+    events = [
+        Event(event_id=EVENT_1, event_type="preference", anchor_datetime="2024-01-15T10:00:00",
+              turn_id=TURN_1, evidence_id="alice_evd_1"),
+        Event(event_id=EVENT_2, event_type="preference_change",
+              anchor_datetime="2024-03-20T10:00:00", turn_id=TURN_2, evidence_id="alice_evd_2"),
+    ]  # fmt: skip
+    facts = [
+        Fact(entity_id=ALICE, property="favourite_restaurant", dtype="str",
+             value="Italian Garden", t_from="2024-01-15", event_id=EVENT_1,
+             evidence_id="alice_evd_1"),
+        Fact(entity_id=ALICE, property="favourite_restaurant", dtype="str",
+             value="Sakura Sushi", t_from="2024-03-20", event_id=EVENT_2,
+             evidence_id="alice_evd_2"),
+    ]  # fmt: skip
+    return GraphBatch(
+        sessions=[Session(session_id=SESSION, conversation_id="alice_conv", seq=1,
+                          started_at="2024-01-15T10:00:00")],
+        turns=turns,
+        entities=[Entity(entity_id=ALICE, name="Alice", entity_type="Person", role="Speaker")],
+        evidence=evidence,
+        events=events,
+        participants=[EventParticipant(event_id=e.event_id, entity_id=ALICE, role="Agent")
+                      for e in events],
+        facts=facts,
+        recorded_at="2024-03-21T00:00:00",
+    )  # fmt: skip
+
+
+def alice_store(path: Path) -> SQLiteGraphStore:
+    """A SQLite store at ``path`` holding the Alice case (schema ready, open)."""
+    store = SQLiteGraphStore(path)
+    store.init_schema()
+    store.write(alice_batch())
+    return store
+
+
+def alice_search() -> HybridSearch:
+    """An in-memory hybrid search over the Alice case with the hashing embedder."""
+    search = HybridSearch(EmbeddedIndex(), HashingEmbedder())
+    search.create()
+    search.index_documents(documents_from_batch(alice_batch()))
+    return search
