@@ -50,7 +50,8 @@ CASES: Final[list[Case]] = [
          "replace(name, ' ', '_') AS r, name || '!' AS x FROM entities WHERE entity_id BETWEEN 'tqx_' AND 'tqx_~' ORDER BY name",
          {}, True),
     Case("select-like-case-insensitive", "SELECT",
-         "SELECT name FROM entities WHERE name LIKE 'ALICE%' OR name LIKE '_ob %'", {}, False),
+         "SELECT name FROM entities WHERE (name LIKE 'ALICE%' OR name LIKE '_ob %') "
+         "AND entity_id BETWEEN 'tqx_' AND 'tqx_~'", {}, False),
     Case("select-glob", "SELECT",
          "SELECT text FROM turns WHERE text GLOB '*[0-9]*' AND turn_id BETWEEN 'tqx_' AND 'tqx_~' ORDER BY text", {}, True),
     Case("select-between-coalesce", "SELECT",
