@@ -30,10 +30,12 @@ from pydantic import BaseModel, Field
 from apexmem_neo.construction.calls import CallResult, LLMRunner, UsageLedger
 from apexmem_neo.construction.candidates import CandidateSource
 from apexmem_neo.construction.checkpoint import Checkpoint
+from apexmem_neo.construction.dense import CatalogDenseSource
 from apexmem_neo.construction.loaders import TurnInput
 from apexmem_neo.construction.merge import MERGE_THRESHOLD, Resolver, TurnMerge
 from apexmem_neo.llm.extract_event import ExtractedEvent, ExtractEvent
 from apexmem_neo.ontology import GraphBatch
+from apexmem_neo.search.protocol import Embedder
 from apexmem_neo.store.protocol import GraphStore
 
 
@@ -99,7 +101,10 @@ class ConstructionPipeline:
         adapter: Any | None = None,
         candidate_source: CandidateSource | None = None,
         on_turn: Callable[[TurnReport, RunStats], None] | None = None,
+        embedder: Embedder | None = None,
     ) -> None:
+        """``candidate_source`` adds dense candidates to resolution; without one, an
+        ``embedder`` gives a ``CatalogDenseSource`` over the run's own catalogs."""
         self.store = store
         self.checkpoint = checkpoint
         self.config = config or PipelineConfig()
@@ -107,6 +112,7 @@ class ConstructionPipeline:
         self.runner = LLMRunner(lm, adapter, self.config.max_attempts, ledger=self.ledger)
         self.extractor = ExtractEvent(demos=self.config.demos)
         self.candidate_source = candidate_source
+        self.embedder = embedder
         self.on_turn = on_turn
 
     def ingest(self, turns: Sequence[TurnInput], source: str = "") -> RunStats:
@@ -115,9 +121,10 @@ class ConstructionPipeline:
         stats = RunStats(run_id=uuid.uuid4().hex[:12], source=source, started_at=_now())
         stats.turns_total = len(turns)
         entities, properties = self.checkpoint.load_catalogs()
-        resolver = Resolver(
-            entities, properties, self.runner, self.candidate_source, self.config.merge_threshold
-        )
+        dense = self.candidate_source
+        if dense is None and self.embedder is not None:
+            dense = CatalogDenseSource(self.embedder, entities, properties)
+        resolver = Resolver(entities, properties, self.runner, dense, self.config.merge_threshold)
         self._replay(stats)
         todo = self._todo(turns, stats)
         self.checkpoint.save_run(stats.run_id, source, stats.started_at, stats.model_dump(), False)

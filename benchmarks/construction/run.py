@@ -36,8 +36,14 @@ import numpy as np
 from apexmem_neo.construction.candidates import loose_name
 from apexmem_neo.construction.checkpoint import Checkpoint
 from apexmem_neo.construction.loaders import load_locomo
-from apexmem_neo.construction.pipeline import ConstructionPipeline, PipelineConfig, RunStats
+from apexmem_neo.construction.pipeline import (
+    ConstructionPipeline,
+    PipelineConfig,
+    RunStats,
+    TurnReport,
+)
 from apexmem_neo.llm import make_lm
+from apexmem_neo.search.embedder import SentenceTransformerEmbedder
 from apexmem_neo.settings import Settings
 from apexmem_neo.store.sqlite import SQLiteGraphStore
 
@@ -58,6 +64,11 @@ def _args(argv: list[str] | None) -> argparse.Namespace:
     p.add_argument("--api-base", default=None, help="default APEXMEM_LM_API_BASE for local")
     p.add_argument("--threshold", type=float, default=0.6, help="coverage cosine threshold")
     p.add_argument("--concurrency", type=int, default=1)
+    p.add_argument(
+        "--no-dense",
+        action="store_true",
+        help="resolve entities without dense (embedding) candidates",
+    )
     p.add_argument("--db", type=Path, default=None, help="keep the graph in this file")
     p.add_argument("--out", type=Path, default=REPO / "benchmarks/results/construction_locomo.json")
     return p.parse_args(argv)
@@ -81,8 +92,6 @@ def _sentence(fact: dict[str, Any]) -> str:
 def coverage(
     sample: dict[str, Any], facts: list[dict[str, Any]], sessions: dict[int, str], threshold: float
 ) -> dict[str, Any]:
-    from apexmem_neo.search.embedder import SentenceTransformerEmbedder
-
     embedder = SentenceTransformerEmbedder()
     observations = sample.get("observation", {})
     covered = total = 0
@@ -156,6 +165,14 @@ def llm_breakdown(stats: RunStats) -> dict[str, Any]:
     }
 
 
+def _progress(report: TurnReport, stats: RunStats) -> None:
+    print(
+        f"{stats.processed}/{stats.turns_total} {report.source_key} {report.status} "
+        f"calls={report.llm_calls} facts={report.facts} wall={stats.wall_seconds:.0f}s",
+        flush=True,
+    )
+
+
 def main(argv: list[str] | None = None) -> int:
     args = _args(argv)
     if not args.data.is_file():
@@ -175,7 +192,11 @@ def main(argv: list[str] | None = None) -> int:
     store.init_schema()
     checkpoint.open()
     config = PipelineConfig(concurrency=args.concurrency)
-    stats = ConstructionPipeline(store, checkpoint, lm, config).ingest(turns, str(args.data))
+    embedder = None if args.no_dense else SentenceTransformerEmbedder()
+    pipeline = ConstructionPipeline(
+        store, checkpoint, lm, config, on_turn=_progress, embedder=embedder
+    )
+    stats = pipeline.ingest(turns, str(args.data))
     facts = _facts(store)
     result = {
         "subset": {
@@ -184,6 +205,7 @@ def main(argv: list[str] | None = None) -> int:
             "turns": len(turns),
         },
         "model": model,
+        "dense_candidates": not args.no_dense,
         "run": stats.model_dump(),
         "llm": llm_breakdown(stats),
         "coverage": coverage(sample, facts, sessions, args.threshold),

@@ -293,3 +293,21 @@ def test_empty_turn_text_costs_no_llm_call(store: SQLiteGraphStore, checkpoint: 
     stats = pipe.ingest([turn("   ", JAN)])
     assert stats.llm_calls == 0 and stats.turns_done == 1
     assert store.counts().turns == 1
+
+
+@pytest.mark.parametrize(("with_embedder", "entities"), [(False, 2), (True, 1)])
+def test_dense_candidates_from_an_embedder_catch_a_reordered_name(
+    store: SQLiteGraphStore, checkpoint: Checkpoint, with_embedder: bool, entities: int
+) -> None:
+    """Fuzzy matching misses "Garden Italian" ~ "Italian Garden"; the dense source does not."""
+    from apexmem_neo.testing import HashingEmbedder
+
+    answers = {key(T1): restaurant("Italian Garden"), key(T2): restaurant("Garden Italian")}
+    lm = dspy.utils.DummyLM(answers, adapter=ADAPTER)
+    embedder = HashingEmbedder(dimensions=64) if with_embedder else None
+    pipe = ConstructionPipeline(store, checkpoint, lm, PipelineConfig(), ADAPTER, embedder=embedder)
+    pipe.ingest(alice_turns())
+    names = store.connection.execute(
+        "SELECT name FROM entities WHERE entity_type = 'Corporation'"
+    ).fetchall()
+    assert len(names) == entities
