@@ -31,12 +31,17 @@ from dspy.adapters.json_adapter import (
 )
 from dspy.adapters.types.tool import ToolCalls
 
+DEFAULT_MAX_TOKENS = 1024
+
 
 def make_lm(
     model: str, api_base: str | None = None, api_key: str | None = None, **kwargs: Any
 ) -> dspy.LM:
-    """A ``dspy.LM`` for ``model`` (any LiteLLM id); temperature 0 and cache off by default."""
+    """A ``dspy.LM`` for ``model`` (any LiteLLM id); temperature 0, cache off and at most
+    ``DEFAULT_MAX_TOKENS`` generated tokens by default (a runaway generation on the local
+    server's single slot would stall every other caller)."""
     kwargs.setdefault("temperature", 0.0)
+    kwargs.setdefault("max_tokens", DEFAULT_MAX_TOKENS)
     kwargs.setdefault("cache", False)
     if api_base is not None:
         kwargs["api_base"] = api_base

@@ -61,6 +61,9 @@ MODEL_SHA256 = "cc324af070c2ecbfd324a30884d2f951a7ff756aba85cb811a6ec436933bb046
 
 CONTEXT_SIZE = 8192
 THREADS = 2
+MAX_PREDICT = 2048
+"""Server-side cap on generated tokens for requests that set none: a small model stuck in a
+repetition loop would otherwise hold the only slot until the context is full."""
 PARALLEL_SLOTS = 1
 
 _PART_NUMBER = re.compile(r"part(\d+)")
@@ -330,6 +333,7 @@ class LlamaServerService(LocalService):
             "-c", str(CONTEXT_SIZE),
             "-t", str(THREADS),
             "-np", str(PARALLEL_SLOTS),
+            "-n", str(MAX_PREDICT),
             "--jinja",
             "--alias", MODEL_ALIAS,
         ]  # fmt: skip

@@ -8,6 +8,7 @@ import dspy
 import pydantic
 
 from apexmem_neo.llm import SchemaJSONAdapter, make_lm
+from apexmem_neo.llm.lm import DEFAULT_MAX_TOKENS
 
 LOCAL_MODEL = "openai/qwen2.5-coder-1.5b-instruct"
 
@@ -34,6 +35,7 @@ class Loose(dspy.Signature):
 def test_make_lm_defaults_to_deterministic_and_uncached() -> None:
     lm = make_lm(LOCAL_MODEL, "http://127.0.0.1:8080/v1", "local")
     assert lm.kwargs["temperature"] == 0.0
+    assert lm.kwargs["max_tokens"] == DEFAULT_MAX_TOKENS
     assert lm.cache is False
     assert lm.kwargs["api_base"] == "http://127.0.0.1:8080/v1"
     assert lm.kwargs["api_key"] == "local"
