@@ -28,7 +28,8 @@ SCANS = ("AllNodesScan", "NodeByLabelScan", "NodeIndexScan", "NodeIndexContainsS
 def fresh_store() -> Neo4jGraphStore:
     """A store on the configured server (NEO4J_URI; NEO4J_AUTH=user/password if auth is on)."""
     auth_env = os.environ.get("NEO4J_AUTH")
-    auth = tuple(auth_env.split("/", 1)) if auth_env else None
+    user, _, password = (auth_env or "").partition("/")
+    auth = (user, password) if auth_env else None
     driver = GraphDatabase.driver(Settings().neo4j_uri, auth=auth)
     with driver.session() as session:
         for label in WIPE_ORDER:
