@@ -45,8 +45,10 @@ class SearchConfig(BaseModel):
     channels: tuple[Channel, ...] = Field(min_length=1)
     fusion: Literal["rrf", "weighted"] = "rrf"
     rrf_k: int = Field(default=60, ge=1)
-    depth: int = Field(default=100, ge=1, le=1000)
-    num_candidates: int = Field(default=200, ge=1, le=10000)
+    # Depth 50 instead of 100 cost 0.002 R@10 on the LOCOMO dev set (hybrid, RRF k 10: ranks
+    # past 50 add little) and halves the kNN beam and the hits each channel ships.
+    depth: int = Field(default=50, ge=1, le=1000)
+    num_candidates: int = Field(default=100, ge=1, le=10000)
     speaker_boost: float = Field(default=1.0, ge=1.0)
     window: int = Field(default=1, ge=0, le=10)
 

@@ -85,8 +85,11 @@ def turn_documents(
     sessions: Iterable[Session] = (),
     captions: Mapping[str, str] | None = None,
     window: int = 1,
+    after: int | None = None,
 ) -> list[SearchDocument]:
-    """One document per turn; the context holds ``window`` turns each side within its session."""
+    """One document per turn; the context holds ``window`` turns before it and ``after``
+    turns after it (default: ``window``) within its session."""
+    after = window if after is None else after
     captions = captions or {}
     by_session = {s.session_id: s for s in sessions}
     ordered = sorted(turns, key=lambda t: (t.session_id, t.seq))
@@ -96,7 +99,7 @@ def turn_documents(
         lo, hi = i, i
         while lo > 0 and i - lo < window and ordered[lo - 1].session_id == turn.session_id:
             lo -= 1
-        while hi + 1 < len(ordered) and hi - i < window:
+        while hi + 1 < len(ordered) and hi - i < after:
             if ordered[hi + 1].session_id != turn.session_id:
                 break
             hi += 1

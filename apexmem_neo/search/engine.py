@@ -3,7 +3,8 @@
 from __future__ import annotations
 
 import warnings
-from collections.abc import Sequence
+from collections import OrderedDict
+from collections.abc import Iterator, Sequence
 
 import numpy as np
 from pydantic import BaseModel, ConfigDict
@@ -21,6 +22,8 @@ from apexmem_neo.search.protocol import (
     SearchIndex,
 )
 from apexmem_neo.search.text import analyzed_string, query_terms
+
+QUERY_CACHE_SIZE = 256
 
 
 class QueryTruncatedWarning(UserWarning):
@@ -70,17 +73,24 @@ class HybridSearch:
         self.index = index
         self.embedder = embedder
         self.config = config
+        self._query_vectors: OrderedDict[str, tuple[float, ...]] = OrderedDict()
 
     def create(self) -> None:
         """Create the index for this embedder's dimensions (idempotent)."""
         self.index.create(self.embedder.dimensions)
 
     def index_documents(self, docs: Sequence[SearchDocument], batch_size: int = 512) -> int:
-        """Embed (through the embedder's cache, if any), analyse and upsert ``docs``."""
-        total = 0
-        for start in range(0, len(docs), batch_size):
-            total += self.index.upsert(self.prepare(docs[start : start + batch_size]))
-        return total
+        """Embed (through the embedder's cache, if any), analyse and upsert ``docs``.
+
+        Documents are embedded ``batch_size`` at a time and streamed into one ``upsert`` call,
+        so a backend that refreshes after writing (Elasticsearch) refreshes once.
+        """
+
+        def prepared() -> Iterator[IndexedDocument]:
+            for start in range(0, len(docs), batch_size):
+                yield from self.prepare(docs[start : start + batch_size])
+
+        return self.index.upsert(prepared())
 
     def prepare(self, docs: Sequence[SearchDocument]) -> list[IndexedDocument]:
         """Documents with analysed terms and vectors, as a backend stores them."""
@@ -104,7 +114,8 @@ class HybridSearch:
         filters = filters or SearchFilters()
         requests = self._requests(query, [filters])
         lists = self.index.retrieve(requests)
-        return self._fuse(query, lists, k)
+        (hits,) = self._fuse_groups(query, lists, 1, k)
+        return hits
 
     def search(
         self, query: str, k: int = 10, filters: SearchFilters | None = None
@@ -114,10 +125,8 @@ class HybridSearch:
         kinds = filters.kinds or ALL_KINDS
         requests = self._requests(query, [filters.with_kind(kind) for kind in kinds])
         lists = self.index.retrieve(requests)
-        per_kind = len(self.config.channels)
         results = SearchResults(query=query)
-        for i, kind in enumerate(kinds):
-            hits = self._fuse(query, lists[i * per_kind : (i + 1) * per_kind], k)
+        for kind, hits in zip(kinds, self._fuse_groups(query, lists, len(kinds), k), strict=True):
             results.group(kind).extend(hits)
         return results
 
@@ -127,7 +136,7 @@ class HybridSearch:
         terms = tuple(query_terms(query))
         vector: tuple[float, ...] = ()
         if any(ch.method is Method.DENSE for ch in self.config.channels):
-            vector = tuple(self.embedder.embed([self._fit(query)])[0])
+            vector = self._query_vector(query)
         cfg = self.config
         return [
             ChannelRequest(
@@ -143,6 +152,17 @@ class HybridSearch:
             for ch in cfg.channels
         ]
 
+    def _query_vector(self, query: str) -> tuple[float, ...]:
+        """The query's embedding, from a small LRU cache (agents repeat their searches)."""
+        if query in self._query_vectors:
+            self._query_vectors.move_to_end(query)
+            return self._query_vectors[query]
+        vector = tuple(self.embedder.embed([self._fit(query)])[0])
+        self._query_vectors[query] = vector
+        if len(self._query_vectors) > QUERY_CACHE_SIZE:
+            self._query_vectors.popitem(last=False)
+        return vector
+
     def _fit(self, query: str) -> str:
         tokens = self.embedder.count_tokens(query)
         if tokens <= self.embedder.max_tokens:
@@ -155,19 +175,29 @@ class HybridSearch:
         )
         return self.embedder.truncate(query)
 
-    def _fuse(self, query: str, lists: Sequence[Sequence[Hit]], k: int) -> list[SearchHit]:
+    def _fuse_groups(
+        self, query: str, lists: Sequence[Sequence[Hit]], groups: int, k: int
+    ) -> list[list[SearchHit]]:
+        """Fuse each group's channel lists; one ``get`` fetches every group's documents."""
+        per_group = len(self.config.channels)
+        fused = [self._fuse(lists[i * per_group : (i + 1) * per_group], k) for i in range(groups)]
+        docs = self.index.get([h.doc_id for group in fused for h in group])
+        out: list[list[SearchHit]] = []
+        for group in fused:
+            hits = [_hit(docs[h.doc_id], h.score) for h in group if h.doc_id in docs]
+            if self.config.speaker_boost > 1.0:
+                hits = _boost_speakers(query, hits, self.config.speaker_boost)
+            out.append(hits[:k])
+        return out
+
+    def _fuse(self, lists: Sequence[Sequence[Hit]], k: int) -> list[Hit]:
         weights = [ch.weight for ch in self.config.channels]
         if self.config.fusion == "rrf":
             fused = fusion.rrf(lists, weights, self.config.rrf_k)
         else:
             fused = fusion.weighted(lists, weights)
-        # Fetch a margin beyond k so the speaker boost can lift a hit from just below the cut.
-        fused = fused[: max(2 * k, 20)]
-        docs = self.index.get([h.doc_id for h in fused])
-        hits = [_hit(docs[h.doc_id], h.score) for h in fused if h.doc_id in docs]
-        if self.config.speaker_boost > 1.0:
-            hits = _boost_speakers(query, hits, self.config.speaker_boost)
-        return hits[:k]
+        # Keep a margin beyond k so the speaker boost can lift a hit from just below the cut.
+        return fused[: max(2 * k, 20)]
 
 
 def _hit(doc: SearchDocument, score: float) -> SearchHit:

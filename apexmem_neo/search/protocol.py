@@ -9,7 +9,7 @@ once, so code outside a backend never asks which backend it runs on.
 from __future__ import annotations
 
 import dataclasses
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from typing import Protocol, TypeAlias, runtime_checkable
 
@@ -111,13 +111,14 @@ class SearchIndex(Protocol):
     """A document index with BM25 and cosine kNN over the fields ``text`` and ``context``.
 
     Constructors do no I/O; ``create()`` makes the index (idempotent) for vectors of
-    ``dimensions``. ``upsert`` replaces documents by ``doc_id`` (re-indexing is idempotent).
-    ``retrieve`` answers each request with at most ``k`` hits, best first.
+    ``dimensions``. ``upsert`` replaces documents by ``doc_id`` (re-indexing is idempotent);
+    it may be given a stream, and what it wrote is searchable when it returns. ``retrieve``
+    answers each request with at most ``k`` hits, best first.
     """
 
     def create(self, dimensions: int) -> None: ...
 
-    def upsert(self, docs: Sequence[IndexedDocument]) -> int: ...
+    def upsert(self, docs: Iterable[IndexedDocument]) -> int: ...
 
     def retrieve(self, requests: Sequence[ChannelRequest]) -> list[list[Hit]]: ...
 

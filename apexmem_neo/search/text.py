@@ -1,7 +1,8 @@
 """Text analysis shared by every backend: one tokenizer, one stop list, one Snowball stemmer.
 
 Backends index and query the analysed terms (space separated) with a plain whitespace
-analyzer, so BM25 sees the same tokens on SQLite FTS5, Elasticsearch and Neo4j full-text.
+analyzer, so BM25 sees the same tokens on the embedded index (numpy, Lucene's formula),
+Elasticsearch and Neo4j full-text.
 """
 
 from __future__ import annotations

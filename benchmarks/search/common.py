@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import json
-import os
 import uuid
 from collections.abc import Callable
 from pathlib import Path
@@ -11,9 +10,10 @@ from typing import Any
 
 from apexmem_neo.search.embedder import DEFAULT_MODEL, CachedEmbedder, SentenceTransformerEmbedder
 from apexmem_neo.search.protocol import SearchIndex
+from apexmem_neo.settings import Settings
 
 RESULTS = Path(__file__).resolve().parents[1] / "results"
-CACHE = Path(os.environ.get("APEXMEM_EMBED_CACHE", Path.home() / ".cache/apexmem/embeddings.db"))
+CACHE = Settings().embed_cache  # APEXMEM_EMBED_CACHE, else APEXMEM_HOME/cache/embeddings.db
 BACKENDS = ("embedded", "elasticsearch", "neo4j")
 
 

@@ -39,13 +39,13 @@ def parse_locomo_time(raw: str) -> str:
     return stamp.strftime("%Y-%m-%dT%H:%M:%S")
 
 
-def load(path: Path, window: int = 1) -> list[Conversation]:
+def load(path: Path, window: int = 1, after: int | None = None) -> list[Conversation]:
     """Every conversation of the file, with documents built by ``turn_documents``."""
     samples: list[dict[str, Any]] = json.loads(path.read_text())
-    return [_conversation(sample, window) for sample in samples]
+    return [_conversation(sample, window, after) for sample in samples]
 
 
-def _conversation(sample: dict[str, Any], window: int) -> Conversation:
+def _conversation(sample: dict[str, Any], window: int, after: int | None) -> Conversation:
     conv = sample["conversation"]
     cid = str(sample["sample_id"])
     sessions: list[Session] = []
@@ -74,5 +74,5 @@ def _conversation(sample: dict[str, Any], window: int) -> Conversation:
         for q in sample["qa"]
         if int(q["category"]) in (1, 2, 3, 4)
     ]
-    docs = turn_documents(turns, sessions, captions, window=window)
+    docs = turn_documents(turns, sessions, captions, window=window, after=after)
     return Conversation(cid, docs, dia_of, questions)

@@ -9,7 +9,7 @@ An unreachable server raises ``ServiceUnavailableError`` naming the URL, never a
 from __future__ import annotations
 
 import contextlib
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from typing import Any, TypeVar
 
 from elastic_transport import ConnectionError as TransportConnectionError
@@ -28,6 +28,15 @@ from apexmem_neo.search.protocol import (
 )
 
 T = TypeVar("T")
+BULK_CHUNK_DOCS = 500
+BULK_CHUNK_BYTES = 20 * 1024 * 1024
+INDEX_SETTINGS: dict[str, Any] = {
+    "number_of_shards": 1,
+    "number_of_replicas": 0,
+    # ``upsert`` refreshes once when it has written everything; periodic refreshes during a
+    # bulk load only cut small segments whose HNSW graphs merges then rebuild.
+    "refresh_interval": "-1",
+}
 _TERMS = {DocField.TEXT: "text_terms", DocField.CONTEXT: "context_terms"}
 _VECTORS = {DocField.TEXT: "text_vector", DocField.CONTEXT: "context_vector"}
 
@@ -45,7 +54,11 @@ def mapping(dimensions: int) -> dict[str, Any]:
     terms = {"type": "text", "analyzer": "whitespace", "similarity": "BM25"}
     return {
         "dynamic": "strict",
+        # Vectors are searched, never read back: keeping them out of _source makes bulk
+        # indexing and merges cheaper and the index smaller.
+        "_source": {"excludes": list(_VECTORS.values())},
         "properties": {
+            "doc_id": keyword,
             "kind": keyword,
             "conversation_id": keyword,
             "session_id": keyword,
@@ -82,25 +95,39 @@ class ElasticsearchIndex:
         def _create() -> None:
             if self._client.indices.exists(index=self._name):
                 found = self._client.indices.get_mapping(index=self._name)
-                dims = found[self._name]["mappings"]["properties"]["text_vector"]["dims"]
+                properties = found[self._name]["mappings"]["properties"]
+                dims = properties["text_vector"]["dims"]
                 if int(dims) != dimensions:
                     raise SearchError(
                         f"index {self._name} holds {dims}-d vectors, not {dimensions}"
+                    )
+                if "doc_id" not in properties:
+                    raise SearchError(
+                        f"index {self._name} has the mapping of an older version (no doc_id "
+                        "field); drop it and index again"
                     )
                 return
             self._client.indices.create(
                 index=self._name,
                 mappings=mapping(dimensions),
-                settings={"number_of_shards": 1, "number_of_replicas": 0},
+                settings=INDEX_SETTINGS,
             )
 
         self._call(_create)
 
-    def upsert(self, docs: Sequence[IndexedDocument]) -> int:
-        actions = [_action(self._name, item) for item in docs]
+    def upsert(self, docs: Iterable[IndexedDocument]) -> int:
+        """Stream ``docs`` through the bulk helper, then refresh once (never per document)."""
+        actions = (_action(self._name, item) for item in docs)
 
         def _bulk() -> int:
-            ok, errors = helpers.bulk(self._client, actions, raise_on_error=False, chunk_size=500)
+            ok, errors = helpers.bulk(
+                self._client,
+                actions,
+                raise_on_error=False,
+                chunk_size=BULK_CHUNK_DOCS,
+                max_chunk_bytes=BULK_CHUNK_BYTES,
+                refresh=False,
+            )
             if isinstance(errors, list) and errors:
                 raise SearchError(f"bulk indexing into {self._name} failed: {errors[:3]}")
             self._client.indices.refresh(index=self._name)
@@ -122,8 +149,9 @@ class ElasticsearchIndex:
         for item in response["responses"]:
             if "error" in item:
                 raise SearchError(f"search in {self._name} failed: {item['error']}")
+            hits = item["hits"]["hits"]
             out.append(
-                [Hit(doc_id=h["_id"], score=float(h["_score"])) for h in item["hits"]["hits"]]
+                [Hit(doc_id=h["fields"]["doc_id"][0], score=float(h["_score"])) for h in hits]
             )
         return out
 
@@ -165,6 +193,7 @@ def _action(index: str, item: IndexedDocument) -> dict[str, Any]:
         "_index": index,
         "_id": doc.doc_id,
         "_source": {
+            "doc_id": doc.doc_id,
             "kind": doc.kind.value,
             "conversation_id": doc.conversation_id,
             "session_id": doc.session_id,
@@ -186,7 +215,7 @@ def _body(request: ChannelRequest) -> dict[str, Any]:
             return {"size": 0, "query": {"match_none": {}}}
         match = {"match": {_TERMS[request.field]: " ".join(request.terms)}}
         query = {"bool": {"must": [match], "filter": filters}}
-        return {"size": request.k, "query": query, "_source": False}
+        return {"size": request.k, "query": query, **_IDS_ONLY}
     knn = {
         "field": _VECTORS[request.field],
         "query_vector": list(request.vector),
@@ -194,7 +223,17 @@ def _body(request: ChannelRequest) -> dict[str, Any]:
         "num_candidates": max(request.num_candidates, request.k),
         "filter": filters,
     }
-    return {"size": request.k, "knn": knn, "_source": False}
+    return {"size": request.k, "knn": knn, **_IDS_ONLY}
+
+
+_IDS_ONLY: dict[str, Any] = {
+    # Hits carry doc_id from doc values: no stored-field (_id, _source) reads in the fetch
+    # phase, which cost more than the search itself at depth 100. No hit counting either.
+    "_source": False,
+    "stored_fields": "_none_",
+    "docvalue_fields": ["doc_id"],
+    "track_total_hits": False,
+}
 
 
 def es_filters(filters: SearchFilters) -> list[dict[str, Any]]:

@@ -1,17 +1,25 @@
-"""The embedded index for the SQLite default: FTS5 BM25 plus exact cosine in numpy.
+"""The embedded index for the SQLite default: BM25 and exact cosine over in-memory numpy arrays.
 
-One SQLite file (or ``:memory:``) holds the documents, their vectors (float32 blobs) and one
-FTS5 table per field. Vectors are loaded into numpy matrices on the first dense query after a
-write; a dense query is one matrix-vector product over the rows the filters admit.
+One SQLite file (or ``:memory:``) holds the documents: metadata, analysed terms per field and
+unit float32 vectors. Queries never read SQLite: the first query after opening loads every
+document once into ``_Memory`` (one float32 matrix per field, term postings per field,
+filter columns), and later writes update it in place, so a query is a few numpy operations:
+
+- lexical: Lucene's BM25 (k1 1.2, b 0.75, idf ln(1 + (N - df + 0.5) / (df + 0.5))), the
+  formula Elasticsearch and Neo4j full-text use, so the three backends rank alike. Postings
+  are rebuilt lazily after writes (idf and average length change with every document).
+- dense: one matrix-vector product per field, shared by every filter of the query, then
+  ``argpartition`` for the top k.
+
+Migration: files written by the FTS5 version (schema 1) get their terms copied out of the
+FTS5 tables into ``search_docs`` the first time they are opened; the FTS5 tables are dropped.
 """
 
 from __future__ import annotations
 
-import dataclasses
 import sqlite3
 import threading
-from collections.abc import Sequence
-from dataclasses import dataclass
+from collections.abc import Iterable, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -28,44 +36,207 @@ from apexmem_neo.search.protocol import (
     SearchFilters,
 )
 
+SCHEMA_VERSION = 2
 _SCHEMA = (
     "CREATE TABLE IF NOT EXISTS search_docs (rowid INTEGER PRIMARY KEY, doc_id TEXT UNIQUE "
     "NOT NULL, kind TEXT NOT NULL, conversation_id TEXT, session_id TEXT, speaker TEXT, "
-    "time TEXT, doc_json TEXT NOT NULL, text_vector BLOB NOT NULL, context_vector BLOB NOT NULL)",
+    "time TEXT, doc_json TEXT NOT NULL, text_vector BLOB NOT NULL, context_vector BLOB NOT NULL, "
+    "text_terms TEXT NOT NULL DEFAULT '', context_terms TEXT NOT NULL DEFAULT '')",
     "CREATE TABLE IF NOT EXISTS search_meta (key TEXT PRIMARY KEY, value TEXT NOT NULL)",
-    "CREATE VIRTUAL TABLE IF NOT EXISTS search_fts_text USING fts5(terms, tokenize='unicode61')",
-    "CREATE VIRTUAL TABLE IF NOT EXISTS search_fts_context USING fts5(terms, "
-    "tokenize='unicode61')",
 )
-_FTS = {DocField.TEXT: "search_fts_text", DocField.CONTEXT: "search_fts_context"}
-_FILTER_COLUMNS = ("kind", "conversation_id", "session_id", "speaker")
+_OLD_FTS = {DocField.TEXT: "search_fts_text", DocField.CONTEXT: "search_fts_context"}
+_FILTER_COLUMNS = ("kind", "conversation_id", "session_id", "speaker", "time")
+_FIELDS = (DocField.TEXT, DocField.CONTEXT)
+BM25_K1 = 1.2
+BM25_B = 0.75
+
+FloatArray = npt.NDArray[np.float32]
+IntArray = npt.NDArray[np.intp]
 
 
-@dataclass
-class _Matrix:
-    """The dense side in memory: doc ids, metadata columns and one matrix per field."""
+class _Postings:
+    """BM25 weights of one field as term-major postings: term t's documents are
+    ``docs[starts[t]:starts[t + 1]]`` with weights ``weights[...]`` (the same slice)."""
 
-    doc_ids: npt.NDArray[Any]
-    columns: dict[str, npt.NDArray[Any]]
-    vectors: dict[DocField, npt.NDArray[np.float32]]
-    rows: dict[SearchFilters, npt.NDArray[np.intp]] = dataclasses.field(default_factory=dict)
+    def __init__(self, tokens: list[IntArray], vocab_size: int) -> None:
+        n_docs_total = len(tokens)
+        lengths = np.array([t.size for t in tokens], dtype=np.float64)
+        all_tokens = np.concatenate(tokens) if tokens else np.zeros(0, np.intp)
+        owners = np.repeat(np.arange(n_docs_total, dtype=np.intp), lengths.astype(np.intp))
+        # One (term, doc) pair per distinct term of a document, sorted term-major; tf = count.
+        pairs, tf = np.unique(all_tokens * n_docs_total + owners, return_counts=True)
+        terms, docs = np.divmod(pairs, max(n_docs_total, 1))
+        df = np.bincount(terms, minlength=vocab_size).astype(np.float64)
+        n_docs = float(np.count_nonzero(lengths))
+        avg_len = float(lengths.sum()) / n_docs if n_docs else 1.0
+        idf = np.log1p((n_docs - df + 0.5) / (df + 0.5))
+        norm = BM25_K1 * (1.0 - BM25_B + BM25_B * lengths[docs] / avg_len)
+        self.docs: IntArray = docs
+        self.weights: FloatArray = (idf[terms] * tf / (tf + norm)).astype(np.float32)
+        self.starts: IntArray = np.concatenate(([0], np.cumsum(df.astype(np.intp))))
 
-    def admitted(self, filters: SearchFilters) -> npt.NDArray[np.intp]:
-        """Row numbers the filters admit (memoised: kind filters repeat on every search)."""
-        if filters not in self.rows:
-            if len(self.rows) > 256:
-                self.rows.clear()
-            self.rows[filters] = np.flatnonzero(_mask(self, filters))
-        return self.rows[filters]
+    def scores(self, term_ids: Sequence[int], size: int) -> FloatArray:
+        """BM25 of every document for the OR of ``term_ids`` (each counted once)."""
+        spans = [(self.starts[t], self.starts[t + 1]) for t in term_ids]
+        docs = np.concatenate([self.docs[a:b] for a, b in spans] or [np.zeros(0, np.intp)])
+        weights = np.concatenate([self.weights[a:b] for a, b in spans] or [np.zeros(0, np.float32)])
+        return np.bincount(docs, weights=weights, minlength=size).astype(np.float32)
+
+
+class _Memory:
+    """Every document of the index in numpy form; slots are positions, stable across upserts."""
+
+    def __init__(self, dimensions: int) -> None:
+        self.dimensions = dimensions
+        self.slot_of: dict[str, int] = {}
+        self.doc_ids: list[str] = []
+        self.columns: dict[str, list[str | None]] = {c: [] for c in _FILTER_COLUMNS}
+        self.vectors = {f: np.zeros((0, dimensions), np.float32) for f in _FIELDS}
+        self.vocabulary: dict[str, int] = {}
+        self.tokens: dict[DocField, list[IntArray]] = {f: [] for f in _FIELDS}
+        self._postings: dict[DocField, _Postings] = {}
+        self._rows: dict[SearchFilters, IntArray] = {}
+        self._masks: dict[SearchFilters, npt.NDArray[np.bool_]] = {}
+        self._column_arrays: dict[str, npt.NDArray[Any]] = {}
+
+    @property
+    def size(self) -> int:
+        return len(self.doc_ids)
+
+    def put(
+        self,
+        doc_id: str,
+        columns: Sequence[str | None],
+        terms: Sequence[str],
+        vectors: Sequence[FloatArray],
+    ) -> None:
+        """Add or replace one document (by doc_id): filter columns in ``_FILTER_COLUMNS``
+        order, then analysed terms and unit vectors in ``_FIELDS`` order."""
+        slot = self.slot_of.get(doc_id)
+        if slot is None:
+            slot = self._append(doc_id)
+        for column, value in zip(_FILTER_COLUMNS, columns, strict=True):
+            self.columns[column][slot] = value
+        for field, field_terms, vector in zip(_FIELDS, terms, vectors, strict=True):
+            self.tokens[field][slot] = self._token_ids(field_terms)
+            self.vectors[field][slot] = vector
+        self.changed()
+
+    def load(self, rows: Sequence[Sequence[Any]]) -> None:
+        """Fill an empty memory from ``_COLUMNS`` rows in one pass (opening an index)."""
+        if not rows:
+            return
+        self.doc_ids = [row[0] for row in rows]
+        self.slot_of = {doc_id: slot for slot, doc_id in enumerate(self.doc_ids)}
+        for i, column in enumerate(_FILTER_COLUMNS, start=1):
+            self.columns[column] = [row[i] for row in rows]
+        for field, vector_at, terms_at in ((DocField.TEXT, 7, 9), (DocField.CONTEXT, 8, 10)):
+            joined = b"".join(row[vector_at] for row in rows)
+            self.vectors[field] = np.frombuffer(joined, np.float32).reshape(len(rows), -1).copy()
+            self.tokens[field] = [self._token_ids(row[terms_at]) for row in rows]
+        self.changed()
+
+    def changed(self) -> None:
+        """Forget what was derived from the documents (postings, filter masks)."""
+        self._postings.clear()
+        self._rows.clear()
+        self._masks.clear()
+        self._column_arrays.clear()
+
+    def _append(self, doc_id: str) -> int:
+        slot = len(self.doc_ids)
+        self.slot_of[doc_id] = slot
+        self.doc_ids.append(doc_id)
+        for values in self.columns.values():
+            values.append(None)
+        for field in _FIELDS:
+            self.tokens[field].append(np.zeros(0, np.intp))
+            matrix = self.vectors[field]
+            if slot >= matrix.shape[0]:  # grow by doubling: amortised O(1) appends
+                grown = np.zeros((max(64, 2 * matrix.shape[0]), self.dimensions), np.float32)
+                grown[: matrix.shape[0]] = matrix
+                self.vectors[field] = grown
+        return slot
+
+    def _token_ids(self, terms: str) -> IntArray:
+        vocabulary = self.vocabulary
+        ids = [vocabulary.setdefault(term, len(vocabulary)) for term in terms.split()]
+        return np.array(ids, dtype=np.intp)
+
+    def lexical_scores(self, field: DocField, terms: Sequence[str]) -> FloatArray:
+        if field not in self._postings:
+            self._postings[field] = _Postings(self.tokens[field], len(self.vocabulary))
+        ids = [self.vocabulary[t] for t in terms if t in self.vocabulary]
+        return self._postings[field].scores(ids, self.size)
+
+    def dense_scores(self, field: DocField, query: FloatArray) -> FloatArray:
+        scores: FloatArray = self.vectors[field][: self.size] @ query
+        return scores
+
+    def admitted(self, filters: SearchFilters) -> IntArray:
+        """Slots the filters admit (memoised: the same kind filters repeat on every search)."""
+        if filters not in self._rows:
+            self._rows[filters] = np.flatnonzero(self.mask(filters))
+        return self._rows[filters]
+
+    def mask(self, filters: SearchFilters) -> npt.NDArray[np.bool_]:
+        if filters in self._masks:
+            return self._masks[filters]
+        if len(self._masks) > 256:
+            self._masks.clear()
+            self._rows.clear()
+        mask = np.ones(self.size, dtype=bool)
+        allowed_by_column = {
+            "kind": filters.kinds,
+            "conversation_id": filters.conversation_ids,
+            "session_id": filters.session_ids,
+            "speaker": filters.speakers,
+        }
+        for column, allowed in allowed_by_column.items():
+            if allowed is not None:
+                mask &= np.isin(self._column(column), [str(v) for v in allowed])
+        if filters.time_from is not None or filters.time_to is not None:
+            low, high = filters.time_from, filters.time_to
+            times = self.columns["time"]
+            mask &= np.fromiter(
+                (
+                    t is not None and (low is None or t >= low) and (high is None or t <= high)
+                    for t in times
+                ),
+                dtype=bool,
+                count=self.size,
+            )
+        self._masks[filters] = mask
+        return mask
+
+    def _column(self, name: str) -> npt.NDArray[Any]:
+        if name not in self._column_arrays:
+            self._column_arrays[name] = np.array(self.columns[name], dtype=object)
+        return self._column_arrays[name]
+
+    def top(self, scores: FloatArray, rows: IntArray, k: int, positive: bool) -> list[Hit]:
+        """The best ``k`` of ``scores[rows]``, ties broken by doc_id (as every backend does)."""
+        picked = scores[rows]
+        if positive:  # lexical: only documents sharing a term with the query
+            keep = picked > 0
+            rows, picked = rows[keep], picked[keep]
+        if rows.size == 0:
+            return []
+        k = min(k, rows.size)
+        top = np.argpartition(-picked, k - 1)[:k] if k < rows.size else np.arange(rows.size)
+        hits = [Hit(doc_id=self.doc_ids[rows[i]], score=float(picked[i])) for i in top]
+        hits.sort(key=lambda h: (-h.score, h.doc_id))
+        return hits
 
 
 class EmbeddedIndex:
-    """SearchIndex in-process: SQLite FTS5 for BM25, numpy for exact cosine kNN."""
+    """SearchIndex in-process: SQLite for storage, numpy for BM25 and exact cosine kNN."""
 
     def __init__(self, path: Path | str = ":memory:") -> None:
         self._path = str(path)
         self._conn: sqlite3.Connection | None = None
-        self._matrix: _Matrix | None = None
+        self._dimensions = 0
+        self._memory: _Memory | None = None
         self._lock = threading.RLock()
 
     def _db(self) -> sqlite3.Connection:
@@ -80,6 +251,7 @@ class EmbeddedIndex:
             db = self._conn
             for statement in _SCHEMA:
                 db.execute(statement)
+            _migrate_from_fts5(db)
             row = db.execute("SELECT value FROM search_meta WHERE key = 'dimensions'").fetchone()
             if row is not None and int(row[0]) != dimensions:
                 raise SearchError(
@@ -88,149 +260,69 @@ class EmbeddedIndex:
             db.execute(
                 "INSERT OR IGNORE INTO search_meta VALUES ('dimensions', ?)", (str(dimensions),)
             )
+            db.execute(
+                "INSERT OR REPLACE INTO search_meta VALUES ('schema', ?)", (str(SCHEMA_VERSION),)
+            )
             db.commit()
+            self._dimensions = dimensions
 
-    def upsert(self, docs: Sequence[IndexedDocument]) -> int:
+    def upsert(self, docs: Iterable[IndexedDocument]) -> int:
+        written = 0
         with self._lock:
             db = self._db()
             with db:
                 for item in docs:
-                    self._upsert_one(db, item)
-            self._matrix = None
-        return len(docs)
-
-    def _upsert_one(self, db: sqlite3.Connection, item: IndexedDocument) -> None:
-        doc = item.doc
-        old = db.execute("SELECT rowid FROM search_docs WHERE doc_id = ?", (doc.doc_id,))
-        found = old.fetchone()
-        if found is not None:
-            for table in _FTS.values():
-                db.execute(f"DELETE FROM {table} WHERE rowid = ?", (found[0],))
-            db.execute("DELETE FROM search_docs WHERE rowid = ?", (found[0],))
-        cur = db.execute(
-            "INSERT INTO search_docs (doc_id, kind, conversation_id, session_id, speaker, time, "
-            "doc_json, text_vector, context_vector) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
-            (
-                doc.doc_id,
-                doc.kind.value,
-                doc.conversation_id,
-                doc.session_id,
-                doc.speaker,
-                doc.time,
-                doc.model_dump_json(),
-                np.asarray(item.text_vector, dtype=np.float32).tobytes(),
-                np.asarray(item.context_vector, dtype=np.float32).tobytes(),
-            ),
-        )
-        rowid = cur.lastrowid
-        db.execute(
-            "INSERT INTO search_fts_text (rowid, terms) VALUES (?, ?)", (rowid, item.text_terms)
-        )
-        db.execute(
-            "INSERT INTO search_fts_context (rowid, terms) VALUES (?, ?)",
-            (rowid, item.context_terms),
-        )
+                    row = _row(item)
+                    db.execute(_UPSERT, row)
+                    if self._memory is not None:
+                        self._memory_put(self._memory, row)
+                    written += 1
+        return written
 
     def retrieve(self, requests: Sequence[ChannelRequest]) -> list[list[Hit]]:
         with self._lock:
-            lexical = self._lexical_batch(requests)
-            # One matrix-vector product per (field, query vector), shared by every kind filter.
-            scored: dict[tuple[DocField, tuple[float, ...]], npt.NDArray[np.float32]] = {}
-            return [
-                lexical[i] if r.method is Method.LEXICAL else self._dense(r, scored)
-                for i, r in enumerate(requests)
-            ]
+            memory = self._load()
+            # Score each (method, field, query) once; every kind filter reuses the scores.
+            scored: dict[tuple[Any, ...], FloatArray] = {}
+            out: list[list[Hit]] = []
+            for request in requests:
+                lexical = request.method is Method.LEXICAL
+                key = (request.method, request.field, request.terms if lexical else request.vector)
+                if memory.size == 0 or not (request.terms if lexical else request.vector):
+                    out.append([])
+                    continue
+                if key not in scored:
+                    scored[key] = (
+                        memory.lexical_scores(request.field, request.terms)
+                        if lexical
+                        else memory.dense_scores(
+                            request.field, np.asarray(request.vector, np.float32)
+                        )
+                    )
+                rows = memory.admitted(request.filters)
+                out.append(memory.top(scored[key], rows, request.k, positive=lexical))
+            return out
 
-    def _lexical_batch(self, requests: Sequence[ChannelRequest]) -> dict[int, list[Hit]]:
-        """Lexical requests differing only in kinds share one FTS5 query, ranked per kind."""
-        groups: dict[tuple[Any, ...], list[int]] = {}
-        for i, r in enumerate(requests):
-            if r.method is Method.LEXICAL:
-                rest = r.filters.model_copy(update={"kinds": None})
-                groups.setdefault(
-                    (r.field, r.terms, r.k, rest, r.filters.kinds is None), []
-                ).append(i)
-        out: dict[int, list[Hit]] = {}
-        for (field, terms, k, rest, unkinded), members in groups.items():
-            if not terms:
-                out.update((i, []) for i in members)
-                continue
-            kinds = (
-                None
-                if unkinded
-                else sorted({kd for i in members for kd in requests[i].filters.kinds or ()})
-            )
-            rows = self._fts(
-                field, terms, k, rest.model_copy(update={"kinds": kinds and tuple(kinds)})
-            )
-            for i in members:
-                wanted = requests[i].filters.kinds
-                hits = [h for kind, h in rows if wanted is None or kind in wanted]
-                hits.sort(key=lambda h: (-h.score, h.doc_id))
-                out[i] = hits[:k]
-        return out
+    def _load(self) -> _Memory:
+        """Read every document into memory once (later writes keep it current)."""
+        if self._memory is not None:
+            return self._memory
+        memory = _Memory(self._dimensions)
+        sql = f"SELECT {', '.join(_COLUMNS)} FROM search_docs ORDER BY rowid"
+        memory.load(self._db().execute(sql).fetchall())
+        self._memory = memory
+        return memory
 
-    def _fts(
-        self, field: DocField, terms: tuple[str, ...], k: int, filters: SearchFilters
-    ) -> list[tuple[str, Hit]]:
-        """Top ``k`` BM25 hits per kind, as (kind, hit) pairs."""
-        match = " OR ".join(f'"{term}"' for term in terms)
-        where, params = _sql_filters(filters)
-        table = _FTS[field]
-        sql = (
-            f"WITH m AS MATERIALIZED (SELECT d.kind AS kind, d.doc_id AS doc_id, "
-            f"bm25({table}) AS s FROM {table} JOIN search_docs d ON d.rowid = {table}.rowid "
-            f"WHERE {table} MATCH ?{where}) SELECT kind, doc_id, s FROM (SELECT kind, doc_id, s, "
-            "row_number() OVER (PARTITION BY kind ORDER BY s, doc_id) AS rn FROM m) WHERE rn <= ?"
+    @staticmethod
+    def _memory_put(memory: _Memory, row: Sequence[Any]) -> None:
+        """One ``_COLUMNS`` row (as ``_row`` makes it) into memory."""
+        doc_id, *columns = row[:6]
+        memory.put(
+            doc_id,
+            columns,
+            (row[9], row[10]),
+            (np.frombuffer(row[7], np.float32), np.frombuffer(row[8], np.float32)),
         )
-        rows = self._db().execute(sql, [match, *params, k]).fetchall()
-        return [(kind, Hit(doc_id=doc_id, score=-score)) for kind, doc_id, score in rows]
-
-    def _dense(
-        self,
-        request: ChannelRequest,
-        scored: dict[tuple[DocField, tuple[float, ...]], npt.NDArray[np.float32]],
-    ) -> list[Hit]:
-        matrix = self._load_matrix()
-        if matrix.doc_ids.size == 0 or not request.vector:
-            return []
-        rows = matrix.admitted(request.filters)
-        if rows.size == 0:
-            return []
-        key = (request.field, request.vector)
-        if key not in scored:
-            query = np.asarray(request.vector, dtype=np.float32)
-            scored[key] = matrix.vectors[request.field] @ query
-        scores = scored[key][rows]
-        k = min(request.k, rows.size)
-        top = np.argpartition(-scores, k - 1)[:k]
-        order = sorted(
-            top.tolist(), key=lambda i: (-float(scores[i]), str(matrix.doc_ids[rows[i]]))
-        )
-        return [Hit(doc_id=str(matrix.doc_ids[rows[i]]), score=float(scores[i])) for i in order]
-
-    def _load_matrix(self) -> _Matrix:
-        if self._matrix is not None:
-            return self._matrix
-        rows = (
-            self._db()
-            .execute(
-                "SELECT doc_id, kind, conversation_id, session_id, speaker, time, text_vector, "
-                "context_vector FROM search_docs ORDER BY rowid"
-            )
-            .fetchall()
-        )
-        cols = list(zip(*rows, strict=True)) if rows else [()] * 8
-        names = ("kind", "conversation_id", "session_id", "speaker", "time")
-        self._matrix = _Matrix(
-            doc_ids=np.array(cols[0], dtype=object),
-            columns={n: np.array(cols[i + 1], dtype=object) for i, n in enumerate(names)},
-            vectors={
-                DocField.TEXT: _stack(cols[6]),
-                DocField.CONTEXT: _stack(cols[7]),
-            },
-        )
-        return self._matrix
 
     def get(self, doc_ids: Sequence[str]) -> dict[str, SearchDocument]:
         out: dict[str, SearchDocument] = {}
@@ -254,56 +346,78 @@ class EmbeddedIndex:
     def drop(self) -> None:
         with self._lock:
             db = self._db()
-            for table in ("search_docs", "search_meta", *_FTS.values()):
+            for table in ("search_docs", "search_meta", *_OLD_FTS.values()):
                 db.execute(f"DROP TABLE IF EXISTS {table}")
             db.commit()
-            self._matrix = None
+            self._memory = None
 
     def close(self) -> None:
         with self._lock:
             if self._conn is not None:
                 self._conn.close()
                 self._conn = None
-            self._matrix = None
+            self._memory = None
 
 
-def _stack(blobs: Sequence[bytes]) -> npt.NDArray[np.float32]:
-    if not blobs:
-        return np.zeros((0, 0), dtype=np.float32)
-    return np.vstack([np.frombuffer(b, dtype=np.float32) for b in blobs])
+_COLUMNS = (
+    "doc_id",
+    *_FILTER_COLUMNS,
+    "doc_json",
+    "text_vector",
+    "context_vector",
+    "text_terms",
+    "context_terms",
+)
+_UPSERT = (
+    f"INSERT INTO search_docs ({', '.join(_COLUMNS)}) "
+    "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT (doc_id) DO UPDATE SET "
+    "kind = excluded.kind, conversation_id = excluded.conversation_id, "
+    "session_id = excluded.session_id, speaker = excluded.speaker, time = excluded.time, "
+    "doc_json = excluded.doc_json, text_vector = excluded.text_vector, "
+    "context_vector = excluded.context_vector, text_terms = excluded.text_terms, "
+    "context_terms = excluded.context_terms"
+)
 
 
-def _sql_filters(filters: SearchFilters) -> tuple[str, list[Any]]:
-    clauses: list[str] = []
-    params: list[Any] = []
-    values = (filters.kinds, filters.conversation_ids, filters.session_ids, filters.speakers)
-    for column, allowed in zip(_FILTER_COLUMNS, values, strict=True):
-        if allowed is not None:
-            clauses.append(f"d.{column} IN ({','.join('?' * len(allowed))})")
-            params.extend(str(v) for v in allowed)
-    if filters.time_from is not None:
-        clauses.append("d.time >= ?")
-        params.append(filters.time_from)
-    if filters.time_to is not None:
-        clauses.append("d.time <= ?")
-        params.append(filters.time_to)
-    return "".join(f" AND {c}" for c in clauses), params
+def _row(item: IndexedDocument) -> tuple[Any, ...]:
+    doc = item.doc
+    return (
+        doc.doc_id,
+        doc.kind.value,
+        doc.conversation_id,
+        doc.session_id,
+        doc.speaker,
+        doc.time,
+        doc.model_dump_json(),
+        _unit(item.text_vector).tobytes(),
+        _unit(item.context_vector).tobytes(),
+        item.text_terms,
+        item.context_terms,
+    )
 
 
-def _mask(matrix: _Matrix, filters: SearchFilters) -> npt.NDArray[np.bool_]:
-    mask = np.ones(matrix.doc_ids.size, dtype=bool)
-    values = (filters.kinds, filters.conversation_ids, filters.session_ids, filters.speakers)
-    for column, allowed in zip(_FILTER_COLUMNS, values, strict=True):
-        if allowed is not None:
-            mask &= np.isin(matrix.columns[column], [str(v) for v in allowed])
-    times = matrix.columns["time"]
-    if filters.time_from is not None or filters.time_to is not None:
-        low, high = filters.time_from, filters.time_to
-        mask &= np.array(
-            [
-                t is not None and (low is None or t >= low) and (high is None or t <= high)
-                for t in times
-            ],
-            dtype=bool,
-        )
-    return mask
+def _unit(vector: FloatArray) -> FloatArray:
+    """Cosine becomes a dot product: vectors are stored at unit length (zero stays zero)."""
+    v = np.asarray(vector, dtype=np.float32)
+    norm = float(np.linalg.norm(v))
+    return v / norm if norm > 0 else v
+
+
+def _migrate_from_fts5(db: sqlite3.Connection) -> None:
+    """Schema 1 kept terms only in FTS5 tables: copy them into search_docs, drop the tables."""
+    columns = {row[1] for row in db.execute("PRAGMA table_info(search_docs)")}
+    for field in _FIELDS:
+        if f"{field.value}_terms" not in columns:
+            db.execute(
+                f"ALTER TABLE search_docs ADD COLUMN {field.value}_terms TEXT NOT NULL DEFAULT ''"
+            )
+    for field, table in _OLD_FTS.items():
+        exists = db.execute(
+            "SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = ?", (table,)
+        ).fetchone()
+        if exists:
+            db.execute(
+                f"UPDATE search_docs SET {field.value}_terms = (SELECT terms FROM {table} "
+                f"WHERE {table}.rowid = search_docs.rowid)"
+            )
+            db.execute(f"DROP TABLE {table}")

@@ -17,8 +17,9 @@ namespace label and index names as validated ``{{slot}}`` identifiers.
 
 from __future__ import annotations
 
+import itertools
 import re
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from functools import lru_cache
 from typing import Any, TypeVar
 
@@ -119,12 +120,13 @@ class Neo4jNativeIndex:
             self._run(statement, {}, write=True)
         self._run("CALL db.awaitIndexes(300)", {}, write=True)
 
-    def upsert(self, docs: Sequence[IndexedDocument]) -> int:
+    def upsert(self, docs: Iterable[IndexedDocument]) -> int:
         (statement,) = self._q("queries/search_upsert")
-        rows = [_row(item) for item in docs]
-        for start in range(0, len(rows), 500):
-            self._run(statement, {"rows": rows[start : start + 500]}, write=True)
-        return len(rows)
+        written = 0
+        for chunk in _chunks(docs, 500):
+            self._run(statement, {"rows": [_row(item) for item in chunk]}, write=True)
+            written += len(chunk)
+        return written
 
     def retrieve(self, requests: Sequence[ChannelRequest]) -> list[list[Hit]]:
         return [
@@ -184,6 +186,12 @@ class Neo4jNativeIndex:
 
 
 _VECTORS = {DocField.TEXT: "text_vector", DocField.CONTEXT: "context_vector"}
+
+
+def _chunks(items: Iterable[T], size: int) -> Iterator[list[T]]:
+    iterator = iter(items)
+    while chunk := list(itertools.islice(iterator, size)):
+        yield chunk
 
 
 def _row(item: IndexedDocument) -> dict[str, Any]:

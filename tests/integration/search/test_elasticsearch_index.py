@@ -49,3 +49,29 @@ def test_creating_twice_keeps_the_documents(make_index: Callable[[], Elasticsear
     search.index_documents(corpus())
     search.create()
     assert search.index.count() == len(corpus())
+
+
+def test_an_index_without_doc_id_is_refused(es_client: Elasticsearch, es_url: str) -> None:
+    """An index made by an older mapping cannot serve doc_id from doc values: say so."""
+    from apexmem_neo.search.protocol import SearchError
+
+    index = ElasticsearchIndex(es_client, f"test_search_{uuid.uuid4().hex[:10]}", es_url)
+    vector = {"type": "dense_vector", "dims": 16, "similarity": "cosine"}
+    es_client.indices.create(index=index.name, mappings={"properties": {"text_vector": vector}})
+    try:
+        with pytest.raises(SearchError, match="older version"):
+            index.create(16)
+    finally:
+        index.drop()
+
+
+def test_one_refresh_makes_a_streamed_upsert_searchable(
+    make_index: Callable[[], ElasticsearchIndex],
+) -> None:
+    from tests.unit.search.contract import corpus
+
+    search = HybridSearch(make_index(), HashingEmbedder(dimensions=16))
+    search.create()
+    written = search.index_documents(corpus(), batch_size=2)  # three embedding batches
+    assert written == len(corpus()) == search.index.count()
+    assert search.search("necklace", k=1).turns[0].text.startswith("Caroline: My friends")

@@ -52,3 +52,77 @@ def test_use_before_create_and_dimension_mismatch(tmp_path: Path) -> None:
     index.close()
     with pytest.raises(SearchError, match="8-d"):
         EmbeddedIndex(tmp_path / "y.sqlite3").create(16)
+
+
+def test_writes_after_the_first_query_are_searchable() -> None:
+    from apexmem_neo.search.config import BM25_ONLY
+    from apexmem_neo.search.engine import HybridSearch
+    from apexmem_neo.testing import HashingEmbedder
+    from tests.unit.search.contract import corpus
+
+    docs = corpus()
+    search = HybridSearch(EmbeddedIndex(), HashingEmbedder(dimensions=16), BM25_ONLY)
+    search.create()
+    search.index_documents([d for d in docs if "necklace" not in d.context_text])
+    assert search.search("necklace", k=3).turns == []  # loads the in-memory arrays
+    search.index_documents(docs)
+    assert search.search("necklace", k=1).turns[0].text.startswith("Caroline: My friends")
+    search.index.close()
+
+
+def test_an_fts5_index_file_is_migrated(tmp_path: Path) -> None:
+    """Files written by schema 1 kept the terms only in FTS5 tables."""
+    import sqlite3
+
+    from apexmem_neo.search.engine import HybridSearch
+    from apexmem_neo.testing import HashingEmbedder
+    from tests.unit.search.contract import corpus
+
+    path = tmp_path / "old.sqlite3"
+    embedder = HashingEmbedder(dimensions=16)
+    prepared = HybridSearch(EmbeddedIndex(), embedder).prepare(corpus())
+    db = sqlite3.connect(path)
+    db.execute(
+        "CREATE TABLE search_docs (rowid INTEGER PRIMARY KEY, doc_id TEXT UNIQUE NOT NULL, "
+        "kind TEXT NOT NULL, conversation_id TEXT, session_id TEXT, speaker TEXT, time TEXT, "
+        "doc_json TEXT NOT NULL, text_vector BLOB NOT NULL, context_vector BLOB NOT NULL)"
+    )
+    db.execute("CREATE TABLE search_meta (key TEXT PRIMARY KEY, value TEXT NOT NULL)")
+    db.execute("INSERT INTO search_meta VALUES ('dimensions', '16')")
+    for table in ("search_fts_text", "search_fts_context"):
+        db.execute(f"CREATE VIRTUAL TABLE {table} USING fts5(terms)")
+    for rowid, item in enumerate(prepared, start=1):
+        d = item.doc
+        db.execute(
+            "INSERT INTO search_docs VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+            (rowid, d.doc_id, d.kind.value, d.conversation_id, d.session_id, d.speaker,
+             d.time, d.model_dump_json(), item.text_vector.tobytes(),
+             item.context_vector.tobytes()),
+        )  # fmt: skip
+        db.execute("INSERT INTO search_fts_text VALUES (?)", (item.text_terms,))
+        db.execute("INSERT INTO search_fts_context VALUES (?)", (item.context_terms,))
+    db.commit()
+    db.close()
+    search = HybridSearch(EmbeddedIndex(path), embedder)
+    search.create()
+    assert search.search("necklace", k=1).turns[0].text.startswith("Caroline: My friends")
+    tables = sqlite3.connect(path).execute("SELECT name FROM sqlite_master").fetchall()
+    assert not [name for (name,) in tables if name.startswith("search_fts")]
+    search.index.close()
+
+
+def test_a_repeated_query_is_embedded_once() -> None:
+    from apexmem_neo.search.engine import HybridSearch
+    from apexmem_neo.testing import HashingEmbedder
+    from tests.unit.search.contract import corpus
+
+    embedder = HashingEmbedder(dimensions=16)
+    search = HybridSearch(EmbeddedIndex(), embedder)
+    search.create()
+    search.index_documents(corpus())
+    embedder.calls.clear()
+    first = search.search("painted sunrise", k=3)
+    again = search.search("painted sunrise", k=3)
+    assert first == again
+    assert embedder.calls == [["painted sunrise"]]
+    search.index.close()
