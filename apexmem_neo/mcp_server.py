@@ -77,8 +77,10 @@ def build_server(
     backend: QueryBackend,
     searcher: Searcher | None = None,
     ingestor: Ingestor | None = None,
+    reindex: Callable[[], int] | None = None,
 ) -> MCPServer:
-    """An MCP server over ``store``; ``ingestor`` runs extraction (None: plain turns only)."""
+    """An MCP server over ``store``; ``ingestor`` runs extraction (None: plain turns only);
+    ``reindex`` (if given) refreshes the search index after each Ingest."""
     from mcp.server.mcpserver import MCPServer
 
     server = MCPServer(name="apexmem", instructions=INSTRUCTIONS)
@@ -89,9 +91,13 @@ def build_server(
         try:
             items = turn_inputs(turns)
             if extract and ingestor is not None:
-                return ingestor(items)
-            note = "" if not extract else " (no LM configured for extraction)"
-            return store_plain_turns(store, items) + note
+                said = ingestor(items)
+            else:
+                note = "" if not extract else " (no LM configured for extraction)"
+                said = store_plain_turns(store, items) + note
+            if reindex is not None:
+                said += f" Search index refreshed ({reindex()} documents)."
+            return said
         except Exception as exc:  # the client gets text, never a traceback
             return f"## Error: Ingest failed\n\n{type(exc).__name__}: {exc}"
 
@@ -168,18 +174,29 @@ def mcp_command(
     no_llm: Annotated[
         bool, typer.Option("--no-llm", help="Ingest stores plain turns only (no LM).")
     ] = False,
+    index_name: Annotated[
+        str, typer.Option("--index-name", help="Neo4j search namespace (as `apexmem index`).")
+    ] = "apexmem",
 ) -> None:
     """Serve the memory over MCP (stdio by default, or streamable HTTP)."""
+    from apexmem_neo.agent.memory_index import index_graph
     from apexmem_neo.cli.common import load_settings
     from apexmem_neo.cli.query import open_memory, sqlite_path
+    from apexmem_neo.cli.search_index import open_search, warn_missing
 
     settings = load_settings()
-    with open_memory(store, db, settings) as (graph, backend):
+    with (
+        open_memory(store, db, settings) as (graph, backend),
+        open_search(store, db, settings, index_name) as searcher,
+    ):
+        if searcher is None:  # stderr: stdout carries the stdio protocol
+            warn_missing(store, db, settings, index_name)
         checkpoint = sqlite_path(db, settings) if store == "sqlite" else (
             settings.apexmem_home / "checkpoints" / "mcp-neo4j.db"
         )  # fmt: skip
+        reindex = None if searcher is None else (lambda: index_graph(searcher, backend))
         with _maybe_ingestor(graph, checkpoint, settings, no_llm) as ingestor:
-            server = build_server(graph, backend, None, ingestor)
+            server = build_server(graph, backend, searcher, ingestor, reindex)
             if http:
                 server.run("streamable-http", host=host, port=port)
             else:

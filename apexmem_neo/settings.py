@@ -23,10 +23,17 @@ class Settings(BaseSettings):
     lm: str = Field(default="openai/qwen2.5-coder-1.5b-instruct", alias="APEXMEM_LM")
     lm_api_base: str = Field(default="http://127.0.0.1:8080/v1", alias="APEXMEM_LM_API_BASE")
     lm_api_key: str = Field(default="local", alias="APEXMEM_LM_API_KEY")
+    embed_model: str = Field(default="all-MiniLM-L6-v2", alias="APEXMEM_EMBED_MODEL")
+    embed_cache_path: Path | None = Field(default=None, alias="APEXMEM_EMBED_CACHE")
 
     @property
     def cache_dir(self) -> Path:
         return self.apexmem_home / "cache"
+
+    @property
+    def embed_cache(self) -> Path:
+        """The embedding cache (SQLite): APEXMEM_EMBED_CACHE, else under APEXMEM_HOME/cache."""
+        return self.embed_cache_path or self.cache_dir / "embeddings.db"
 
     @property
     def run_dir(self) -> Path:

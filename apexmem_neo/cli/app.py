@@ -10,9 +10,11 @@ os.environ.setdefault("LITELLM_LOCAL_MODEL_COST_MAP", "True")
 import typer
 
 from apexmem_neo.cli.ask import ask
+from apexmem_neo.cli.demo import demo
 from apexmem_neo.cli.doctor import doctor
 from apexmem_neo.cli.ingest import ingest
 from apexmem_neo.cli.query import entity, history, query, schema
+from apexmem_neo.cli.search_index import index
 from apexmem_neo.cli.services import services_app
 from apexmem_neo.mcp_server import mcp_command
 
@@ -24,7 +26,9 @@ app = typer.Typer(
 )
 app.add_typer(services_app, name="services")
 app.command("doctor")(doctor)
+app.command("demo")(demo)
 app.command("ingest")(ingest)
+app.command("index")(index)
 app.command("ask")(ask)
 app.command("query")(query)
 app.command("schema")(schema)

@@ -26,8 +26,9 @@ from rich.progress import (
 )
 
 from apexmem_neo.cli.common import console, fail, load_settings
+from apexmem_neo.cli.search_index import DEFAULT_NAMESPACE, IndexNameOpt, build_index, where
 from apexmem_neo.construction.checkpoint import Checkpoint
-from apexmem_neo.construction.loaders import InputFormat, LoaderError, load_turns
+from apexmem_neo.construction.loaders import InputFormat, LoaderError, TurnInput, load_turns
 from apexmem_neo.construction.pipeline import (
     ConstructionPipeline,
     PipelineConfig,
@@ -124,6 +125,10 @@ def ingest(
     concurrency: Annotated[int, typer.Option(help="Parallel LLM extraction calls.")] = 1,
     max_attempts: Annotated[int, typer.Option(help="LLM attempts per call (1 + retries).")] = 3,
     retry_failed: Annotated[bool, typer.Option(help="Retry turns recorded as failed.")] = False,
+    search_index: Annotated[
+        bool, typer.Option("--index/--no-index", help="Refresh the search index afterwards.")
+    ] = True,
+    index_name: IndexNameOpt = DEFAULT_NAMESPACE,
 ) -> None:
     """Ingest conversations into the memory graph (incremental and resumable)."""
     if fmt not in ("auto", "locomo", "jsonl") or store not in ("sqlite", "neo4j"):
@@ -134,11 +139,29 @@ def ingest(
         turns = load_turns(path, chosen, conversation, sessions)[:limit]
     except LoaderError as exc:
         fail(str(exc))
-    lm = make_lm(settings.lm, settings.lm_api_base, settings.lm_api_key)
     config = PipelineConfig(
         concurrency=concurrency, max_attempts=max_attempts, retry_failed=retry_failed
     )
     store_name: StoreName = store  # type: ignore[assignment]
+    run_ingest(turns, str(path), store_name, db, settings, config)
+    if search_index:
+        sqlite_db = db if store == "sqlite" else None
+        count = build_index(store, sqlite_db, settings, index_name)
+        console.print(
+            f"search index: {count} documents in {where(store, sqlite_db, settings, index_name)}"
+        )
+
+
+def run_ingest(
+    turns: list[TurnInput],
+    source: str,
+    store_name: StoreName,
+    db: Path | None,
+    settings: Settings,
+    config: PipelineConfig,
+) -> RunStats:
+    """Ingest ``turns`` with a progress bar; print and save the run's statistics."""
+    lm = make_lm(settings.lm, settings.lm_api_base, settings.lm_api_key)
     with open_store(store_name, db, settings) as (graph, checkpoint), _progress() as progress:
         task = progress.add_task("ingest", total=len(turns), rate=0.0, calls=0, tokens=0, errors=0)
 
@@ -154,9 +177,10 @@ def ingest(
             )
 
         pipeline = ConstructionPipeline(graph, checkpoint, lm, config, on_turn=on_turn)
-        stats = pipeline.ingest(turns, source=str(path))
+        stats = pipeline.ingest(turns, source=source)
         progress.update(task, completed=len(turns))
     out = settings.apexmem_home / "runs" / f"{stats.run_id}.json"
     out.parent.mkdir(parents=True, exist_ok=True)
     out.write_text(json.dumps(stats.model_dump(), indent=2), encoding="utf-8")
     _summary(stats, out)
+    return stats

@@ -98,3 +98,36 @@ def test_streamable_http_server(tmp_path: Path) -> None:
         proc.terminate()
         proc.wait(timeout=20)
     assert "Sakura Sushi" in text
+
+
+async def _search_session(db: Path) -> dict[str, str]:
+    params = StdioServerParameters(
+        command=sys.executable,
+        args=["-m", "apexmem_neo.mcp_server", "--db", str(db), "--no-llm"],
+        env={"APEXMEM_HOME": str(db.parent / "home"), "HF_HUB_OFFLINE": "1"},
+    )
+    out: dict[str, str] = {}
+    async with Client(params) as client:
+        out["tools"] = ",".join(sorted(t.name for t in (await client.list_tools()).tools))
+        out["search"] = _text(await client.call_tool("Search", {"query": "Sakura Sushi"}))
+        turns = [{"speaker": "Alice", "text": "I started learning piano.", "anchor": "2024-04-02"}]
+        out["ingest"] = _text(await client.call_tool("Ingest", {"turns": turns, "extract": False}))
+        out["piano"] = _text(await client.call_tool("Search", {"query": "learning piano"}))
+    return out
+
+
+@pytest.mark.timeout(1800)  # loads the embedding model twice (test and server)
+def test_stdio_server_searches_the_index_and_refreshes_it(tmp_path: Path) -> None:
+    from apexmem_neo.cli.search_index import build_index
+    from apexmem_neo.settings import Settings
+
+    db = tmp_path / "alice.sqlite"
+    alice_store(db).close()
+    settings = Settings(APEXMEM_HOME=tmp_path / "home")
+    assert build_index("sqlite", db, settings) == 6
+    out = anyio.run(_search_session, db)
+    assert set(out["tools"].split(",")) == TOOLS
+    assert "alice_turn_2" in out["search"] and "## Turns" in out["search"]
+    assert "Search index refreshed (7 documents)" in out["ingest"], out["ingest"]
+    turns = out["piano"].split("## Turns")[1]
+    assert "I started learning piano." in turns.split("\n- ")[1], out["piano"]

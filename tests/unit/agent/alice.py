@@ -34,39 +34,43 @@ TEXT_1: Final = "My favourite restaurant is Italian Garden."
 TEXT_2: Final = "I have a new favourite restaurant now: Sakura Sushi!"
 
 
-def alice_batch() -> GraphBatch:
+def alice_batch(prefix: str = "", name: str = "Alice") -> GraphBatch:
+    """The case; ``prefix`` goes before every id and ``name`` names Alice, so that a shared
+    Neo4j database can hold a copy no other test's graph collides with."""
+    p = prefix
     turns = [
-        Turn(turn_id=TURN_1, session_id=SESSION, seq=0, speaker="Alice", listener="Bob",
+        Turn(turn_id=p + TURN_1, session_id=p + SESSION, seq=0, speaker=name, listener="Bob",
              text=TEXT_1, anchor_datetime="2024-01-15T10:00:00"),
-        Turn(turn_id=TURN_2, session_id=SESSION, seq=1, speaker="Alice", listener="Bob",
+        Turn(turn_id=p + TURN_2, session_id=p + SESSION, seq=1, speaker=name, listener="Bob",
              text=TEXT_2, anchor_datetime="2024-03-20T10:00:00"),
     ]  # fmt: skip
     evidence = [
-        Evidence(evidence_id="alice_evd_1", turn_id=TURN_1, text=TEXT_1),
-        Evidence(evidence_id="alice_evd_2", turn_id=TURN_2, text=TEXT_2),
+        Evidence(evidence_id=p + "alice_evd_1", turn_id=p + TURN_1, text=TEXT_1),
+        Evidence(evidence_id=p + "alice_evd_2", turn_id=p + TURN_2, text=TEXT_2),
     ]
     events = [
-        Event(event_id=EVENT_1, event_type="preference", anchor_datetime="2024-01-15T10:00:00",
-              turn_id=TURN_1, evidence_id="alice_evd_1"),
-        Event(event_id=EVENT_2, event_type="preference_change",
-              anchor_datetime="2024-03-20T10:00:00", turn_id=TURN_2, evidence_id="alice_evd_2"),
+        Event(event_id=p + EVENT_1, event_type="preference", anchor_datetime="2024-01-15T10:00:00",
+              turn_id=p + TURN_1, evidence_id=p + "alice_evd_1"),
+        Event(event_id=p + EVENT_2, event_type="preference_change",
+              anchor_datetime="2024-03-20T10:00:00", turn_id=p + TURN_2,
+              evidence_id=p + "alice_evd_2"),
     ]  # fmt: skip
     facts = [
-        Fact(entity_id=ALICE, property="favourite_restaurant", dtype="str",
-             value="Italian Garden", t_from="2024-01-15", event_id=EVENT_1,
-             evidence_id="alice_evd_1"),
-        Fact(entity_id=ALICE, property="favourite_restaurant", dtype="str",
-             value="Sakura Sushi", t_from="2024-03-20", event_id=EVENT_2,
-             evidence_id="alice_evd_2"),
+        Fact(entity_id=p + ALICE, property="favourite_restaurant", dtype="str",
+             value="Italian Garden", t_from="2024-01-15", event_id=p + EVENT_1,
+             evidence_id=p + "alice_evd_1", fact_id=f"{p}alice_fact_1" if p else ""),
+        Fact(entity_id=p + ALICE, property="favourite_restaurant", dtype="str",
+             value="Sakura Sushi", t_from="2024-03-20", event_id=p + EVENT_2,
+             evidence_id=p + "alice_evd_2", fact_id=f"{p}alice_fact_2" if p else ""),
     ]  # fmt: skip
     return GraphBatch(
-        sessions=[Session(session_id=SESSION, conversation_id="alice_conv", seq=1,
+        sessions=[Session(session_id=p + SESSION, conversation_id=p + "alice_conv", seq=1,
                           started_at="2024-01-15T10:00:00")],
         turns=turns,
-        entities=[Entity(entity_id=ALICE, name="Alice", entity_type="Person", role="Speaker")],
+        entities=[Entity(entity_id=p + ALICE, name=name, entity_type="Person", role="Speaker")],
         evidence=evidence,
         events=events,
-        participants=[EventParticipant(event_id=e.event_id, entity_id=ALICE, role="Agent")
+        participants=[EventParticipant(event_id=e.event_id, entity_id=p + ALICE, role="Agent")
                       for e in events],
         facts=facts,
         recorded_at="2024-03-21T00:00:00",

@@ -1,0 +1,136 @@
+"""Index a whole memory graph for the agent's Search tool, reading it through a QueryBackend.
+
+The graph is read table by table with plain SQL (SQLite runs it directly, Neo4j through the
+SQL-compat shim), in pages ordered by primary key, so this code never asks which backend it
+runs on. Documents are built with ``apexmem_neo.search.documents`` and upserted by
+``doc_id``: indexing the same graph again replaces documents and adds nothing (idempotent);
+with a ``CachedEmbedder`` it costs cache lookups, not model calls.
+"""
+
+from __future__ import annotations
+
+import json
+from collections import defaultdict
+from collections.abc import Iterator
+from typing import Any
+
+from apexmem_neo.ontology import Entity, Event, Evidence, Fact, Property, Session, Turn
+from apexmem_neo.search import HybridSearch, SearchDocument
+from apexmem_neo.search.documents import (
+    entity_document,
+    event_document,
+    evidence_document,
+    property_document,
+    turn_documents,
+)
+from apexmem_neo.store.columns import COLUMNS, PRIMARY_KEYS, entity_from_row, event_from_row
+from apexmem_neo.tools.backend import QueryBackend, QueryLimits
+
+PAGE = 2000
+READ_LIMITS = QueryLimits(max_rows=PAGE, timeout_s=120.0, max_cell_chars=1_000_000)
+
+
+def table_rows(backend: QueryBackend, table: str) -> Iterator[dict[str, Any]]:
+    """Every row of ``table`` as ``{column: value}``, in pages of ``PAGE`` rows."""
+    columns = COLUMNS[table]
+    order = ", ".join(PRIMARY_KEYS[table])
+    offset = 0
+    while True:
+        sql = (
+            f"SELECT {', '.join(columns)} FROM {table} ORDER BY {order} "
+            f"LIMIT {PAGE} OFFSET {offset}"
+        )
+        result = backend.run(sql, "sql", {}, READ_LIMITS)
+        for row in result.rows:
+            yield dict(zip(columns, row, strict=True))
+        if len(result.rows) < PAGE:
+            return
+        offset += PAGE
+
+
+def _fact(row: dict[str, Any]) -> Fact:
+    value = json.loads(row["value_json"])
+    enum = (str(value),) if row["dtype"] == "enum" else ()
+    return Fact(
+        entity_id=row["entity_id"],
+        property=row["property"],
+        dtype=row["dtype"],
+        enum_values=enum,
+        value=value,
+        t_from=row["t_from"],
+        t_to=row["t_to"],
+        confidence=row["confidence"],
+        event_id=row["event_id"],
+        evidence_id=row["evidence_id"],
+        recorded_at=row["recorded_at"],
+        fact_id=row["fact_id"],
+    )
+
+
+def _property(row: dict[str, Any]) -> Property:
+    return Property(
+        property_id=row["property_id"],
+        name=row["name"],
+        dtype=row["dtype"],
+        enum_values=tuple(json.loads(row["enum_values_json"] or "[]")),
+        description=row["description"] or "",
+    )
+
+
+def _conversation_documents(backend: QueryBackend) -> list[SearchDocument]:
+    sessions = [
+        Session(
+            session_id=r["session_id"],
+            conversation_id=r["conversation_id"],
+            seq=r["seq"],
+            started_at=r["started_at"],
+        )
+        for r in table_rows(backend, "sessions")
+    ]
+    fields = ("turn_id", "session_id", "seq", "speaker", "listener", "text", "anchor_datetime")
+    turns = [Turn(**{k: r[k] for k in fields}) for r in table_rows(backend, "turns")]
+    return turn_documents(turns, sessions)
+
+
+def _entity_documents(backend: QueryBackend) -> list[SearchDocument]:
+    facts: dict[str, list[Fact]] = defaultdict(list)
+    for row in table_rows(backend, "facts"):
+        facts[row["entity_id"]].append(_fact(row))
+    entities: list[Entity] = [entity_from_row(r) for r in table_rows(backend, "entities")]
+    return [entity_document(e, facts.get(e.entity_id, [])) for e in entities]
+
+
+def _event_documents(backend: QueryBackend) -> list[SearchDocument]:
+    evidence = {
+        r["evidence_id"]: Evidence(
+            evidence_id=r["evidence_id"], turn_id=r["turn_id"], text=r["text"]
+        )
+        for r in table_rows(backend, "evidence")
+    }
+    anchors = {r["turn_id"]: r["anchor_datetime"] for r in table_rows(backend, "turns")}
+    events: list[Event] = [event_from_row(r) for r in table_rows(backend, "events")]
+    docs = [event_document(e, evidence.get(e.evidence_id or "")) for e in events]
+    cited = {e.evidence_id for e in events}
+    docs += [
+        evidence_document(ev, anchors.get(ev.turn_id or ""))
+        for ev_id, ev in evidence.items()
+        if ev_id not in cited
+    ]
+    return docs
+
+
+def graph_documents(backend: QueryBackend) -> list[SearchDocument]:
+    """Every search document of the graph behind ``backend`` (turns, entities, properties,
+    events and uncited evidence), the same documents ``documents_from_batch`` makes."""
+    docs = _conversation_documents(backend)
+    docs += _entity_documents(backend)
+    docs += [property_document(_property(r)) for r in table_rows(backend, "properties")]
+    docs += _event_documents(backend)
+    return docs
+
+
+def index_graph(search: HybridSearch, backend: QueryBackend) -> int:
+    """Create the index if needed and upsert every document of the graph; returns the count."""
+    search.create()
+    docs = graph_documents(backend)
+    return search.index_documents(docs) if docs else 0

@@ -1,0 +1,1 @@
+"""Agent benchmarks: fast path vs ReAct on a toy temporal memory."""

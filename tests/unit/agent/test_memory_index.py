@@ -1,0 +1,113 @@
+"""Indexing a stored graph for Search: documents, idempotence, `apexmem index`, missing index."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+from typer.testing import CliRunner
+
+from apexmem_neo.agent.memory_index import graph_documents, index_graph, table_rows
+from apexmem_neo.cli.app import app
+from apexmem_neo.cli.search_index import index_path, open_search, warn_missing
+from apexmem_neo.construction.loaders import load_turns
+from apexmem_neo.search import HybridSearch, documents_from_batch
+from apexmem_neo.search.backends.embedded import EmbeddedIndex
+from apexmem_neo.search.embedder import CachedEmbedder
+from apexmem_neo.settings import Settings
+from apexmem_neo.store.sqlite import SQLiteGraphStore
+from apexmem_neo.testing import HashingEmbedder
+from apexmem_neo.tools import SQLiteQueryBackend
+from tests.unit.agent.alice import TURN_2, alice_batch
+
+runner = CliRunner()
+
+
+def test_graph_documents_equal_the_batch_documents(
+    store: SQLiteGraphStore, backend: SQLiteQueryBackend
+) -> None:
+    from_store = sorted(graph_documents(backend), key=lambda d: d.doc_id)
+    from_batch = sorted(documents_from_batch(alice_batch()), key=lambda d: d.doc_id)
+    assert from_store == from_batch
+
+
+def test_table_rows_pages_through_a_table(
+    store: SQLiteGraphStore, backend: SQLiteQueryBackend, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr("apexmem_neo.agent.memory_index.PAGE", 1)
+    turns = list(table_rows(backend, "turns"))
+    assert [t["turn_id"] for t in turns] == sorted(["alice_turn_1", TURN_2])
+
+
+def test_reindexing_is_idempotent_and_uses_the_cache(
+    store: SQLiteGraphStore, backend: SQLiteQueryBackend, tmp_path: Path
+) -> None:
+    inner = HashingEmbedder()
+    embedder = CachedEmbedder(inner, tmp_path / "cache.db")
+    index = EmbeddedIndex(tmp_path / "idx.sqlite")
+    search = HybridSearch(index, embedder)
+    first = index_graph(search, backend)
+    calls = len(inner.calls)
+    second = index_graph(search, backend)
+    assert first == second == index.count() == len(documents_from_batch(alice_batch()))
+    assert len(inner.calls) == calls  # the second pass embedded nothing new
+    hits = search.search("Sakura Sushi", k=2).turns
+    assert hits and hits[0].graph_id == TURN_2
+    index.close()
+    embedder.close()
+
+
+@pytest.fixture
+def home(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    monkeypatch.setenv("APEXMEM_HOME", str(tmp_path))
+    monkeypatch.delenv("APEXMEM_EMBED_CACHE", raising=False)
+    path = tmp_path / "data" / "apexmem.sqlite"
+    path.parent.mkdir(parents=True)
+    s = SQLiteGraphStore(path)
+    s.init_schema()
+    s.write(alice_batch())
+    s.close()
+    return tmp_path
+
+
+def test_embedding_cache_lives_under_apexmem_home(home: Path) -> None:
+    assert Settings().embed_cache == home / "cache" / "embeddings.db"
+
+
+def test_missing_index_is_reported_with_the_command_to_build_it(
+    home: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    settings = Settings()
+    with open_search("sqlite", None, settings) as searcher:
+        assert searcher is None
+    assert not index_path(None, settings).exists()  # looking does not create it
+    warn_missing("sqlite", None, settings, "apexmem")
+    err = " ".join(capsys.readouterr().err.split())
+    assert "no search index" in err and "apexmem index" in err and "Search tool is off" in err
+
+
+@pytest.mark.timeout(300)
+def test_index_command_builds_the_index_beside_the_store(home: Path) -> None:
+    first = runner.invoke(app, ["index"])
+    assert first.exit_code == 0, first.output
+    path = home / "data" / "apexmem.search.sqlite"
+    assert path.is_file() and "indexed 6 documents" in first.output
+    again = runner.invoke(app, ["index"])
+    assert again.exit_code == 0 and "indexed 6 documents" in again.output
+    assert (home / "cache" / "embeddings.db").is_file()
+    with open_search("sqlite", None, Settings()) as searcher:
+        assert searcher is not None
+        found = searcher.search("Sakura Sushi", k=2)
+        assert TURN_2 in [h.graph_id for h in found.turns]
+        assert [h.graph_id for h in found.entities] == ["alice_ent"]
+
+
+def test_sample_conversation_is_value_first_jsonl() -> None:
+    from apexmem_neo.samples import sample_path
+
+    turns = load_turns(sample_path(), "auto")
+    assert len(turns) == 6 and {t.speaker for t in turns} == {"Alice"}
+    texts = [t.text for t in turns]
+    assert texts[0] == "My favourite restaurant is Italian Garden."
+    assert texts[3] == "Sakura Sushi is my favourite restaurant now."
+    assert [t.anchor[:10] for t in turns if "favourite" in t.text] == ["2024-01-15", "2024-03-20"]
