@@ -23,7 +23,7 @@ from typing import Any
 import dspy
 from dspy.utils.callback import BaseCallback
 
-from apexmem_neo.agent.context import prefetch, quote_turns
+from apexmem_neo.agent.context import NOTHING, prefetch, quote_turns
 from apexmem_neo.agent.models import AgentConfig, AgentResult, Mode, TraceStep
 from apexmem_neo.agent.react_loop import ReactLoop, token_delta, token_total
 from apexmem_neo.agent.signatures import AnswerFromContext
@@ -78,7 +78,7 @@ class MemoryAgent:
             "question": question,
             "question_date": qdate[:10] if qdate else "unknown",
             "time_hints": hints_text(qdate, hints),
-            "context": prefetch(self.store, question, self.searcher, self.config),
+            "context": self._context(question),
         }
         counter = _CallCounter()
         turn_ids: list[str] = []
@@ -95,6 +95,13 @@ class MemoryAgent:
         result.llm_calls = counter.calls
         result.seconds = round(time.perf_counter() - t0, 3)
         return result
+
+    def _context(self, question: str) -> str:
+        found = prefetch(self.store, question, self.searcher, self.config)
+        preamble = self.config.context_preamble
+        if not preamble:
+            return found
+        return preamble if found == NOTHING else f"{preamble}\n\n{found}"
 
     def _fast(
         self, inputs: Mapping[str, Any], result: AgentResult, tracker: Any, final: bool

@@ -22,6 +22,8 @@ class AgentConfig(BaseModel):
     max_facts: int = Field(default=12, ge=1, le=200)
     max_context_chars: int = Field(default=4000, ge=200)
     max_observation_chars: int = Field(default=4000, ge=200)
+    context_preamble: str = ""
+    """Text put before the prefetched context (e.g. a compact schema for a benchmark)."""
 
 
 class EvidenceItem(BaseModel):

@@ -1,0 +1,69 @@
+"""Write the study's data files: the gold graph and the questions with computed gold answers.
+
+    python -m benchmarks.query_languages.generate [--seed 7] [--per-kind 20]
+
+``data/gold_graph.json`` is the GraphBatch (generated timelines + hand-written LOCOMO facts);
+``data/questions.jsonl`` holds one question per line, its gold answer computed on the
+plain-Python reference store. Deterministic for a seed: re-running rewrites identical files.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+from collections import Counter
+from pathlib import Path
+from typing import Final
+
+from apexmem_neo.ontology import GraphBatch
+from apexmem_neo.store.reference import InMemoryGraphStore
+from benchmarks.query_languages.gold import DATA_DIR, gold_batch
+from benchmarks.query_languages.questions import PER_KIND, Question, as_record, build_questions
+
+GOLD_GRAPH: Final = DATA_DIR / "gold_graph.json"
+QUESTIONS: Final = DATA_DIR / "questions.jsonl"
+
+
+def reference_store(batch: GraphBatch) -> InMemoryGraphStore:
+    store = InMemoryGraphStore()
+    store.init_schema()
+    store.write(batch)
+    return store
+
+
+def generate(seed: int = 7, per_kind: int = PER_KIND) -> tuple[GraphBatch, list[Question]]:
+    batch = gold_batch(seed)
+    return batch, build_questions(batch, reference_store(batch), seed, per_kind)
+
+
+def load_gold(path: Path = GOLD_GRAPH) -> GraphBatch:
+    return GraphBatch.model_validate_json(path.read_text(encoding="utf-8"))
+
+
+def load_questions(path: Path = QUESTIONS) -> list[Question]:
+    lines = path.read_text(encoding="utf-8").splitlines()
+    return [Question.model_validate_json(line) for line in lines if line.strip()]
+
+
+def write(batch: GraphBatch, questions: list[Question], out_dir: Path = DATA_DIR) -> None:
+    out_dir.mkdir(parents=True, exist_ok=True)
+    graph = batch.model_dump(mode="json", exclude_none=True)
+    (out_dir / GOLD_GRAPH.name).write_text(json.dumps(graph, indent=1) + "\n", encoding="utf-8")
+    rows = [json.dumps(as_record(q), ensure_ascii=False) for q in questions]
+    (out_dir / QUESTIONS.name).write_text("\n".join(rows) + "\n", encoding="utf-8")
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--seed", type=int, default=7)
+    parser.add_argument("--per-kind", type=int, default=PER_KIND)
+    parser.add_argument("--out-dir", type=Path, default=DATA_DIR)
+    args = parser.parse_args()
+    batch, questions = generate(args.seed, args.per_kind)
+    write(batch, questions, args.out_dir)
+    kinds = Counter(q.kind for q in questions)
+    print(f"{len(batch.facts)} facts, {len(questions)} questions: {dict(kinds)} -> {args.out_dir}")
+
+
+if __name__ == "__main__":
+    main()

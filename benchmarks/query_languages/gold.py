@@ -1,0 +1,190 @@
+"""The study's gold graph: generated temporal timelines plus hand-written LOCOMO facts.
+
+No extraction is involved, so the SQL-vs-Cypher study measures querying, not construction.
+Every id carries the prefix ``ql_`` so the graph can be loaded beside other data and deleted
+alone. Generation is deterministic for a seed (a local ``random.Random``).
+
+* Generated: people whose city, employer, job title, favourite food and salary change over
+  2019-2024 (one event per person and date, asserting that date's facts), and companies with
+  a headquarters city, so that "the city of X's employer" is a join.
+* Hand-written: ``data/locomo_facts.json``, facts about Caroline and Melanie written for this
+  project from LOCOMO conv-26, each with a turn and evidence in our own words.
+"""
+
+from __future__ import annotations
+
+import json
+import random
+import re
+from datetime import date, timedelta
+from pathlib import Path
+from typing import Any, Final
+
+from apexmem_neo.ontology import (
+    DType,
+    Entity,
+    Event,
+    EventParticipant,
+    Evidence,
+    Fact,
+    GraphBatch,
+    Session,
+    Turn,
+)
+
+PREFIX: Final = "ql_"
+DATA_DIR: Final = Path(__file__).parent / "data"
+LOCOMO_FACTS: Final = DATA_DIR / "locomo_facts.json"
+RECORDED_AT: Final = "2025-01-01T00:00:00"
+START, END = date(2019, 1, 1), date(2024, 10, 1)
+
+PEOPLE: Final = (
+    "Mara Quint", "Tobias Vell", "Ilse Narrow", "Osric Pell", "Nadia Ferro", "Lucan Marsh",
+    "Greta Holm", "Idris Vane", "Selma Brook", "Ewan Tarr", "Priya Oakes", "Rune Castell",
+)  # fmt: skip
+COMPANIES: Final = {
+    "Brightwave Labs": "Oslo", "Copperline Foods": "Lyon", "Northgate Bank": "Boston",
+    "Quillstone Press": "Kyoto", "Redfern Motors": "Perth", "Tidepool Games": "Lima",
+}  # fmt: skip
+CITIES: Final = ("Oslo", "Rome", "Lima", "Kyoto", "Boston", "Nairobi", "Quito", "Perth", "Lyon")
+TITLES: Final = ("analyst", "engineer", "designer", "manager", "director", "consultant")
+FOODS: Final = ("ramen", "paella", "tacos", "pierogi", "sushi", "falafel", "curry", "risotto")
+PROPERTY_VALUES: Final[dict[str, tuple[str, ...]]] = {
+    "city": CITIES,
+    "employer": tuple(COMPANIES),
+    "job_title": TITLES,
+    "favourite_food": FOODS,
+}
+"""The generated string properties of a person and their value pools; salary is an int."""
+
+
+def slug(text: str) -> str:
+    return re.sub(r"[^a-z0-9]+", "_", text.lower()).strip("_")
+
+
+def entity_id(name: str) -> str:
+    return f"{PREFIX}ent_{slug(name)}"
+
+
+def _dates(rng: random.Random, n: int) -> list[str]:
+    span = (END - START).days
+    days = sorted(rng.sample(range(0, span, 7), n))  # weekly grid: distinct, readable dates
+    return [(START + timedelta(days=d)).isoformat() for d in days]
+
+
+def _changing_values(rng: random.Random, pool: tuple[str, ...], n: int) -> list[str]:
+    """n values, each different from the one before (every new fact is a change)."""
+    out = [rng.choice(pool)]
+    while len(out) < n:
+        out.append(rng.choice([v for v in pool if v != out[-1]]))
+    return out
+
+
+def _person_facts(rng: random.Random, eid: str) -> list[tuple[str, str, DType, Any]]:
+    """(t_from, property, dtype, value) of one person, 2-4 facts per property."""
+    rows: list[tuple[str, str, DType, Any]] = []
+    for prop, pool in PROPERTY_VALUES.items():
+        n = rng.randint(2, 4)
+        rows += [
+            (day, prop, DType.STR, value)
+            for day, value in zip(_dates(rng, n), _changing_values(rng, pool, n), strict=True)
+        ]
+    salary = rng.randrange(40_000, 80_000, 1_000)
+    for day in _dates(rng, rng.randint(2, 4)):
+        rows.append((day, "salary", DType.INT, salary))
+        salary += rng.randrange(2_000, 15_000, 1_000)
+    return sorted(rows, key=lambda r: (r[0], r[1]))
+
+
+def generated_batch(seed: int = 7) -> GraphBatch:
+    """People and companies with their timelines (one event per entity and date)."""
+    rng = random.Random(seed)
+    entities = [Entity(entity_id=entity_id(n), name=n, entity_type="Person") for n in PEOPLE]
+    entities += [
+        Entity(entity_id=entity_id(n), name=n, entity_type="Corporation") for n in COMPANIES
+    ]
+    events: list[Event] = []
+    participants: list[EventParticipant] = []
+    facts: list[Fact] = []
+
+    def add(eid: str, day: str, prop: str, dtype: DType, value: Any) -> None:
+        event_id = f"{PREFIX}ev_{eid.removeprefix(PREFIX + 'ent_')}_{day}"
+        if not events or events[-1].event_id != event_id:
+            events.append(Event(event_id=event_id, event_type="update", anchor_datetime=day))
+            participants.append(EventParticipant(event_id=event_id, entity_id=eid, role="Agent"))
+        facts.append(
+            Fact(entity_id=eid, property=prop, dtype=dtype, value=value, t_from=day,
+                 event_id=event_id)
+        )  # fmt: skip
+
+    for name in PEOPLE:
+        for day, prop, dtype, value in _person_facts(rng, entity_id(name)):
+            add(entity_id(name), day, prop, dtype, value)
+    for name, city in COMPANIES.items():
+        add(entity_id(name), "2018-01-01", "headquarters_city", DType.STR, city)
+    return GraphBatch(
+        entities=entities, events=events, participants=participants, facts=facts,
+        recorded_at=RECORDED_AT,
+    )  # fmt: skip
+
+
+def locomo_batch(path: Path = LOCOMO_FACTS) -> GraphBatch:
+    """The hand-written LOCOMO facts with their session, turns, evidence and events."""
+    spec = json.loads(path.read_text(encoding="utf-8"))
+    conv = slug(spec["conversation"])
+    session_id = f"{PREFIX}ses_{conv}"
+    names = {e["key"]: e for e in spec["entities"]}
+    batch = GraphBatch(
+        sessions=[Session(session_id=session_id, conversation_id=f"{PREFIX}{conv}", seq=1)],
+        entities=[
+            Entity(entity_id=entity_id(e["name"]), name=e["name"], entity_type=e["type"],
+                   role=e["role"])
+            for e in spec["entities"]
+        ],
+        recorded_at=RECORDED_AT,
+    )  # fmt: skip
+    for seq, row in enumerate(spec["facts"]):
+        eid = entity_id(names[row["entity"]]["name"])
+        turn_id = f"{PREFIX}turn_{conv}_{slug(row['turn'])}"
+        ids = f"{conv}_{seq:02d}"
+        when = row["t_from"]
+        speaker = names[row["entity"]]["name"]
+        batch.turns.append(
+            Turn(
+                turn_id=turn_id,
+                session_id=session_id,
+                seq=seq,
+                speaker=speaker,
+                text=row["text"],
+                anchor_datetime=when,
+            )
+        )
+        batch.evidence.append(
+            Evidence(evidence_id=f"{PREFIX}evd_{ids}", turn_id=turn_id, text=row["text"])
+        )
+        batch.events.append(
+            Event(
+                event_id=f"{PREFIX}ev_{ids}",
+                event_type="mention",
+                anchor_datetime=when,
+                turn_id=turn_id,
+                evidence_id=f"{PREFIX}evd_{ids}",
+            )
+        )
+        batch.participants.append(
+            EventParticipant(event_id=f"{PREFIX}ev_{ids}", entity_id=eid, role="Agent")
+        )
+        batch.facts.append(Fact(entity_id=eid, property=row["property"], dtype=DType.STR,
+                                value=row["value"], t_from=when, event_id=f"{PREFIX}ev_{ids}",
+                                evidence_id=f"{PREFIX}evd_{ids}"))  # fmt: skip
+    return GraphBatch.model_validate(batch.model_dump())  # derive the properties
+
+
+def gold_batch(seed: int = 7, locomo_path: Path = LOCOMO_FACTS) -> GraphBatch:
+    """Generated timelines and hand-written LOCOMO facts, as one batch."""
+    gen, loc = generated_batch(seed), locomo_batch(locomo_path)
+    merged = {
+        key: getattr(gen, key) + getattr(loc, key)
+        for key in ("sessions", "turns", "entities", "evidence", "events", "participants")
+    }
+    return GraphBatch(**merged, facts=gen.facts + loc.facts, recorded_at=RECORDED_AT)

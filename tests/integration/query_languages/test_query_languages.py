@@ -1,0 +1,76 @@
+"""The SQL-vs-Cypher study against real Neo4j and the local LLM.
+
+* the gold answers agree with the Neo4j store's temporal queries (no LLM);
+* two questions per arm (sqlite-sql, neo4j-sql, neo4j-cypher, text2cypher) through the
+  local model: every arm returns a complete record, and the agent arms really queried.
+
+The gold graph's nodes (ids prefixed ``ql_``) are deleted from Neo4j at the end.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+from neo4j import Driver
+
+from apexmem_neo.llm import make_lm
+from apexmem_neo.store.neo4j import Neo4jGraphStore
+from benchmarks.query_languages.arms import (
+    AGENT_ARMS,
+    Stores,
+    build_agent_arm,
+    delete_gold,
+    open_stores,
+)
+from benchmarks.query_languages.generate import load_gold, load_questions
+from benchmarks.query_languages.metrics import QuestionRecord, aggregate
+from benchmarks.query_languages.questions import answer_for
+from benchmarks.query_languages.text2cypher import Text2CypherArm
+
+pytestmark = [pytest.mark.integration, pytest.mark.neo4j]
+
+MODEL = "openai/qwen2.5-coder-1.5b-instruct"
+
+
+@pytest.fixture(scope="module")
+def stores(neo4j_driver: Driver, tmp_path_factory: pytest.TempPathFactory) -> Iterator[Stores]:
+    path: Path = tmp_path_factory.mktemp("ql") / "gold.sqlite"
+    with open_stores(load_gold(), path, neo4j_driver) as opened:
+        yield opened
+    assert delete_gold(neo4j_driver, load_gold()) > 0
+
+
+def test_gold_answers_agree_with_the_neo4j_store(stores: Stores) -> None:
+    assert isinstance(stores.neo4j, Neo4jGraphStore)
+    for q in load_questions():
+        assert answer_for(stores.neo4j, q.spec) == q.gold, q.qid
+
+
+@pytest.mark.llm
+@pytest.mark.timeout(3600)
+def test_two_questions_per_arm_through_the_local_model(
+    stores: Stores, neo4j_driver: Driver, lm_api_base: str
+) -> None:
+    lm = make_lm(MODEL, lm_api_base, "local", max_tokens=400, timeout=1500)
+    arms: dict[str, object] = {name: build_agent_arm(name, lm, stores) for name in AGENT_ARMS}
+    assert stores.neo4j_backend is not None
+    arms["text2cypher"] = Text2CypherArm(
+        neo4j_driver, stores.neo4j_backend.schema(), MODEL, lm_api_base, "local"
+    )
+    questions = load_questions()[:2]
+    records: dict[str, list[QuestionRecord]] = {}
+    for name, arm in arms.items():
+        records[name] = [arm.ask(q) for q in questions]  # type: ignore[attr-defined]
+    for name, recs in records.items():
+        assert [r.qid for r in recs] == [q.qid for q in questions]
+        assert all(r.arm == name and r.seconds > 0 and r.llm_calls >= 1 for r in recs), name
+        figures = aggregate(recs)
+        assert figures["questions"] == 2 and figures["accuracy_pct"] is not None
+    for name in AGENT_ARMS:  # the agent arms reached their tools through the loop
+        calls = [c for r in records[name] for c in r.calls]
+        assert calls and all(c.tool in ("GraphQuery", "SchemaViewer") for c in calls), name
+    t2c = [c for r in records["text2cypher"] for c in r.calls]
+    assert len(t2c) == 2 and all(c.tool == "Text2Cypher" for c in t2c)
+    assert all(c.args.get("query") or c.error_class for c in t2c)
