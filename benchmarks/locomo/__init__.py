@@ -1,0 +1,1 @@
+"""LOCOMO QA: the memory agent against full-context and plain-RAG baselines (issue 7)."""

@@ -1,0 +1,108 @@
+"""LOCOMO questions for the QA benchmark: selection, gold answers, dia_id <-> turn id.
+
+Categories follow the LOCOMO release: 1 multi-hop, 2 temporal, 3 open-domain, 4 single-hop
+(the four the paper reports) and 5 adversarial, whose right answer is that the conversation
+never said it (reported separately).
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+from pydantic import BaseModel
+
+from apexmem_neo.construction.loaders import TurnInput, locomo_turns, parse_locomo_time
+
+CATEGORY_NAMES = {
+    1: "multi-hop",
+    2: "temporal",
+    3: "open-domain",
+    4: "single-hop",
+    5: "adversarial",
+}
+PAPER_CATEGORIES = (1, 2, 3, 4)
+NOT_MENTIONED = "Not mentioned in the conversation"
+
+
+class LocomoQuestion(BaseModel):
+    """One QA item with a stable id (``<sample_id>:q<index in the qa list>``)."""
+
+    qid: str
+    category: int
+    question: str
+    gold: str
+    evidence: list[str] = []
+    adversarial_answer: str | None = None
+
+
+def load_sample(path: Path, sample_id: str) -> dict[str, Any]:
+    """The conversation ``sample_id`` of a LOCOMO file; ``KeyError`` naming the ids otherwise."""
+    data = json.loads(path.read_text(encoding="utf-8"))
+    samples = data if isinstance(data, list) else [data]
+    for sample in samples:
+        if str(sample.get("sample_id")) == sample_id:
+            return dict(sample)
+    ids = [str(s.get("sample_id")) for s in samples]
+    raise KeyError(f"conversation {sample_id!r} is not in {path} (it has {ids})")
+
+
+def last_session_date(sample: dict[str, Any]) -> str:
+    """The date_time of the conversation's last non-empty session, as ISO."""
+    conv = sample["conversation"]
+    numbers = [
+        int(k.split("_")[1])
+        for k, v in conv.items()
+        if k.startswith("session_") and k.split("_")[1].isdigit() and len(k.split("_")) == 2 and v
+    ]
+    return parse_locomo_time(conv[f"session_{max(numbers)}_date_time"])
+
+
+def dia_id_of(turn: TurnInput) -> str:
+    """The LOCOMO dia_id (``D1:3``) of a loaded turn (its source key is ``conv:dia_id``)."""
+    return turn.source_key.split(":", 1)[1]
+
+
+def turn_dia_ids(turns: list[TurnInput]) -> dict[str, str]:
+    """Graph turn id -> LOCOMO dia_id, for the evidence hit rate."""
+    return {t.turn().turn_id: dia_id_of(t) for t in turns}
+
+
+def gold_answer(item: dict[str, Any]) -> str:
+    if int(item["category"]) == 5 or "answer" not in item:
+        return NOT_MENTIONED
+    return str(item["answer"])
+
+
+def select_questions(
+    sample: dict[str, Any],
+    turns: list[TurnInput],
+    categories: tuple[int, ...] = (1, 2, 3, 4, 5),
+    limit: int | None = None,
+) -> list[LocomoQuestion]:
+    """Questions of ``categories`` whose gold evidence lies entirely in ``turns`` (so a
+    subset of sessions is asked only what it was told), in file order, first ``limit``."""
+    known = {dia_id_of(t) for t in turns}
+    out: list[LocomoQuestion] = []
+    for index, item in enumerate(sample["qa"]):
+        evidence = [str(e) for e in item.get("evidence", [])]
+        if int(item["category"]) not in categories or not evidence:
+            continue
+        if not set(evidence) <= known:
+            continue
+        out.append(
+            LocomoQuestion(
+                qid=f"{sample['sample_id']}:q{index}",
+                category=int(item["category"]),
+                question=str(item["question"]),
+                gold=gold_answer(item),
+                evidence=evidence,
+                adversarial_answer=item.get("adversarial_answer"),
+            )
+        )
+    return out[:limit] if limit is not None else out
+
+
+def sample_turns(sample: dict[str, Any], sessions: int | None) -> list[TurnInput]:
+    return locomo_turns(sample, sessions)

@@ -1,0 +1,129 @@
+"""Scoring LOCOMO answers: an LLM judge in the spirit of the "generous" LOCOMO judge, and
+LOCOMO's own token F1.
+
+The judge prompt is written for this project: CORRECT when the answer means what the gold
+answer says (longer, reworded or less precise answers count; dates in any format count when
+they name the same day, month or period), WRONG otherwise. It runs at temperature 0 on any
+LiteLLM model (``make_lm``). Token F1 follows LOCOMO's evaluation: SQuAD-style normalisation,
+Porter-stemmed tokens; multi-hop answers are split on commas (mean over gold parts of the best
+predicted part); open-domain keeps the gold's first ';' alternative; adversarial scores 1 when
+the answer says the thing was not mentioned.
+"""
+
+from __future__ import annotations
+
+import re
+import string
+import time
+from collections import Counter
+from typing import Any
+
+import dspy
+import Stemmer
+from pydantic import BaseModel
+
+from apexmem_neo.agent.react_loop import token_total
+from apexmem_neo.llm.lm import SchemaJSONAdapter
+
+_STEMMER = Stemmer.Stemmer("porter")
+_ARTICLES = re.compile(r"\b(a|an|the|and)\b")
+_NOT_MENTIONED = ("no information available", "not mentioned")
+
+
+class JudgeAnswer(dspy.Signature):  # type: ignore[misc]
+    """You grade an answer to a question about a long conversation between two people,
+    against the gold answer. Be generous: say CORRECT when the generated answer means the
+    same as the gold answer or contains it, even if it is longer, worded differently or less
+    precise. Dates and times in any format are CORRECT when they name the same day, month,
+    year or period as the gold answer ("May 7th" = "7 May 2023"; "the week before 9 June"
+    = "early June 2023"). When the gold answer says the thing was not mentioned, CORRECT
+    means the generated answer also says it is unknown or not mentioned. Say WRONG when the
+    generated answer is about something else, contradicts the gold answer, is empty, or
+    says it does not know while the gold answer gives one."""
+
+    question: str = dspy.InputField()
+    gold_answer: str = dspy.InputField()
+    generated_answer: str = dspy.InputField()
+    verdict: str = dspy.OutputField(desc="exactly one word: CORRECT or WRONG")
+
+
+class Verdict(BaseModel):
+    correct: bool | None
+    raw: str = ""
+    seconds: float = 0.0
+    tokens: int = 0
+    error: str | None = None
+
+
+def parse_verdict(text: str) -> bool:
+    """CORRECT -> True, WRONG/INCORRECT -> False, whatever the case or punctuation.
+
+    Raises ``ValueError`` when the text says neither (or both).
+    """
+    words = set(re.findall(r"[a-z]+", text.lower()))
+    wrong = bool(words & {"wrong", "incorrect"})
+    right = "correct" in words
+    if wrong == right:
+        raise ValueError(f"judge reply is neither CORRECT nor WRONG: {text[:200]!r}")
+    return right
+
+
+class Judge:
+    """Grades (question, gold, answer) with ``lm``; an empty answer is WRONG without a call."""
+
+    def __init__(self, lm: Any, adapter: Any | None = None) -> None:
+        self.lm = lm
+        self.adapter = adapter if adapter is not None else SchemaJSONAdapter()
+        self.predict = dspy.Predict(JudgeAnswer)
+
+    def __call__(self, question: str, gold: str, answer: str) -> Verdict:
+        if not answer.strip():
+            return Verdict(correct=False, raw="(empty answer)")
+        t0 = time.perf_counter()
+        with dspy.context(lm=self.lm, adapter=self.adapter), dspy.track_usage() as tracker:
+            try:
+                pred = self.predict(question=question, gold_answer=gold, generated_answer=answer)
+                raw = str(pred.verdict)
+                verdict = Verdict(correct=parse_verdict(raw), raw=raw)
+            except Exception as exc:  # an unparseable reply is recorded, not guessed
+                verdict = Verdict(correct=None, error=f"{type(exc).__name__}: {exc}"[:300])
+        verdict.seconds = round(time.perf_counter() - t0, 3)
+        verdict.tokens = token_total(tracker).get("total_tokens", 0)
+        return verdict
+
+
+def normalize_answer(text: str) -> str:
+    """LOCOMO's (SQuAD's) normalisation: lower case, no punctuation or articles, one space."""
+    text = text.replace(",", "").lower()
+    text = "".join(ch for ch in text if ch not in set(string.punctuation))
+    return " ".join(_ARTICLES.sub(" ", text).split())
+
+
+def f1_score(prediction: str, gold: str) -> float:
+    """Token F1 of Porter-stemmed normalised tokens."""
+    pred = [_STEMMER.stemWord(w) for w in normalize_answer(prediction).split()]
+    truth = [_STEMMER.stemWord(w) for w in normalize_answer(gold).split()]
+    same = sum((Counter(pred) & Counter(truth)).values())
+    if same == 0:
+        return 0.0
+    precision, recall = same / len(pred), same / len(truth)
+    return 2 * precision * recall / (precision + recall)
+
+
+def multi_f1(prediction: str, gold: str) -> float:
+    """Multi-hop: mean over comma-separated gold parts of the best F1 against a predicted part."""
+    preds = [p.strip() for p in prediction.split(",")]
+    golds = [g.strip() for g in gold.split(",")]
+    return sum(max(f1_score(p, g) for p in preds) for g in golds) / len(golds)
+
+
+def locomo_f1(prediction: str, gold: str, category: int) -> float:
+    """LOCOMO's per-category token F1 (see the module docstring)."""
+    if category == 5:
+        low = prediction.lower()
+        return 1.0 if any(phrase in low for phrase in _NOT_MENTIONED) else 0.0
+    if category == 3:
+        gold = gold.split(";")[0].strip()
+    if category == 1:
+        return multi_f1(prediction, gold)
+    return f1_score(prediction, gold)

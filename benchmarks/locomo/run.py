@@ -1,0 +1,281 @@
+"""LOCOMO QA: ingest one conversation, ask its questions through the memory agent, and
+compare with a full-context and a plain-RAG baseline on the same questions and model.
+
+Steps: (1) ingest the conversation (or its first --sessions) with the construction pipeline
+into a kept store (--db; a second run reuses it, the checkpoint skips done turns) and index
+it for search; (2) for each system and question (questions whose gold evidence lies in the
+ingested sessions; --categories, --limit) answer with the question date set to the
+conversation's last session date, judge (LLM, temperature 0) and score token F1, appending
+one JSON line per answer (resumable: answered questions are skipped); (3) aggregate into
+JSON, a markdown table and PNG plots.
+
+Usage (from the repo root):
+    .venv/bin/python -m benchmarks.locomo.run --sessions 2 --limit 20
+    .venv/bin/python -m benchmarks.locomo.run --model anthropic/claude-3-5-haiku-latest \
+        --judge-model anthropic/claude-3-5-haiku-latest --tag haiku
+The data path defaults to ../shared/data/locomo/locomo_dev5.json; when absent the benchmark
+says so and exits 0. Output: benchmarks/results/locomo[_TAG].{json,jsonl,md,*.png}.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+import time
+from collections import Counter
+from pathlib import Path
+from typing import Any
+
+from rich.console import Console
+
+from apexmem_neo.agent import AgentConfig, MemoryAgent
+from apexmem_neo.construction.loaders import TurnInput
+from benchmarks.locomo.baselines import TranscriptAnswerer, fit_recent, rag_turns
+from benchmarks.locomo.data import (
+    LocomoQuestion,
+    last_session_date,
+    load_sample,
+    sample_turns,
+    select_questions,
+    turn_dia_ids,
+)
+from benchmarks.locomo.judge import Judge, locomo_f1
+from benchmarks.locomo.metrics import summarize
+from benchmarks.locomo.render import markdown, plots
+from benchmarks.memory import (
+    REPO,
+    RESULTS,
+    WORK,
+    Memory,
+    append_jsonl,
+    construction_cost,
+    ingest,
+    make_agent,
+    open_memory,
+    provenance,
+    read_jsonl,
+    resolve_lm,
+)
+
+DEFAULT_DATA = REPO.parent / "shared" / "data" / "locomo" / "locomo_dev5.json"
+SYSTEMS = ("agent", "full_context", "rag")
+console = Console()
+
+
+def _args(argv: list[str] | None) -> argparse.Namespace:
+    p = argparse.ArgumentParser(description=(__doc__ or "").split("\n")[0])
+    p.add_argument("--data", type=Path, default=DEFAULT_DATA)
+    p.add_argument("--conversation", default="conv-26")
+    p.add_argument("--sessions", type=int, default=None, help="first N sessions (default all)")
+    p.add_argument("--turns", type=int, default=None, help="first N turns of those sessions")
+    p.add_argument("--store", choices=("sqlite", "neo4j"), default="sqlite")
+    p.add_argument("--db", type=Path, default=None, help="kept store (default under results/work)")
+    p.add_argument("--categories", default="1,2,3,4,5", help="comma-separated LOCOMO categories")
+    p.add_argument("--limit", type=int, default=None, help="first N selected questions")
+    p.add_argument("--systems", default=",".join(SYSTEMS), help="agent,full_context,rag")
+    p.add_argument("--model", default=None, help="any LiteLLM model (default APEXMEM_LM)")
+    p.add_argument("--api-base", default=None, help="default APEXMEM_LM_API_BASE for local")
+    p.add_argument("--judge-model", default=None, help="default: --model")
+    p.add_argument("--judge-api-base", default=None)
+    p.add_argument("--mode", choices=("fast", "react", "auto"), default="auto")
+    p.add_argument("--max-iters", type=int, default=6)
+    p.add_argument("--rag-k", type=int, default=10)
+    p.add_argument("--context-tokens", type=int, default=8192, help="full-context model window")
+    p.add_argument("--tag", default="", help="suffix of the output files")
+    p.add_argument("--out-dir", type=Path, default=RESULTS)
+    return p.parse_args(argv)
+
+
+def _paths(args: argparse.Namespace) -> tuple[Path, Path, str]:
+    stem = "locomo" + (f"_{args.tag}" if args.tag else "")
+    sessions = f"s{args.sessions or 'all'}" + (f"t{args.turns}" if args.turns else "")
+    db = args.db or WORK / f"locomo-{args.conversation}-{sessions}-{args.store}.sqlite"
+    return db, args.out_dir / f"{stem}.jsonl", stem
+
+
+class Systems:
+    """Answers a question with one of the systems and returns the common record fields."""
+
+    def __init__(
+        self,
+        agent: MemoryAgent,
+        answerer: TranscriptAnswerer,
+        memory: Memory,
+        turns: list[TurnInput],
+        args: argparse.Namespace,
+    ) -> None:
+        self.agent, self.answerer, self.memory, self.turns = agent, answerer, memory, turns
+        self.args = args
+        self.db = str(args.db_path)
+        self.dia = turn_dia_ids(turns)
+        self.full = fit_recent(turns, args.context_tokens)
+
+    def answer(self, system: str, q: LocomoQuestion, qdate: str) -> dict[str, Any]:
+        if system == "agent":
+            res = self.agent.ask(q.question, qdate)
+            tools = Counter(s.tool for s in res.trace if s.tool and s.tool != "finish")
+            return {
+                "answer": res.answer,
+                "cited": [self.dia.get(e.turn_id, e.turn_id) for e in res.evidence],
+                "seconds": res.seconds,
+                "tokens": res.tokens,
+                "tool_calls": res.tool_calls,
+                "tools": dict(tools),
+                "llm_calls": res.llm_calls,
+                "mode": res.mode,
+                "tool_output_chars": sum(
+                    s.output_chars for s in res.trace if s.tool and s.tool != "finish"
+                ),
+                "error": res.error,
+            }
+        context = (
+            self.full
+            if system == "full_context"
+            else rag_turns(self.memory.search, q.question, self.turns, self.args.rag_k)
+        )
+        out = self.answerer.answer(q.question, qdate, context)
+        return {
+            "answer": out.answer,
+            "cited": out.cited,
+            "seconds": out.seconds,
+            "tokens": out.tokens,
+            "tool_calls": 0,
+            "tools": {},
+            "llm_calls": 1,
+            "context_turns": out.context_turns,
+            "tool_output_chars": 0,
+            "error": out.error,
+        }
+
+
+def _record(system: str, q: LocomoQuestion, got: dict[str, Any], judge: Judge) -> dict[str, Any]:
+    verdict = judge(q.question, q.gold, got["answer"])
+    cited = set(got["cited"])
+    return {
+        "system": system,
+        "qid": q.qid,
+        "category": q.category,
+        "question": q.question,
+        "gold": q.gold,
+        **got,
+        "correct": verdict.correct,
+        "judge_raw": verdict.raw,
+        "judge_error": verdict.error,
+        "judge_seconds": verdict.seconds,
+        "judge_tokens": verdict.tokens,
+        "f1": locomo_f1(got["answer"], q.gold, q.category),
+        "gold_evidence": q.evidence,
+        "evidence_hit": bool(cited & set(q.evidence)) if cited else None,
+    }
+
+
+def ask_all(
+    systems: Systems,
+    names: list[str],
+    questions: list[LocomoQuestion],
+    qdate: str,
+    judge: Judge,
+    jsonl: Path,
+) -> None:
+    # answers are reused only when they came from this very memory (same store file)
+    done = {(r["system"], r["qid"]) for r in read_jsonl(jsonl) if r.get("db") == systems.db}
+    total = len(names) * len(questions)
+    for i, (system, q) in enumerate(((s, q) for s in names for q in questions), start=1):
+        if (system, q.qid) in done:
+            continue
+        record = {**_record(system, q, systems.answer(system, q, qdate), judge), "db": systems.db}
+        append_jsonl(jsonl, record)
+        mark = {True: "[green]CORRECT", False: "[red]WRONG", None: "[yellow]JUDGE?"}
+        console.print(
+            f"{i}/{total} {system} {q.qid} c{q.category} {mark[record['correct']]}[/] "
+            f"{record['seconds']:.1f}s  {q.question[:60]!r} -> {record['answer'][:60]!r}",
+            highlight=False,
+        )
+
+
+def _notes(systems: Systems, setup: dict[str, Any], names: list[str]) -> list[str]:
+    kept, total = len(systems.full), len(systems.turns)
+    notes = []
+    if "full_context" in names:
+        notes.append(
+            f"full_context: the last {kept} of {total} turns fit a "
+            f"{systems.args.context_tokens}-token window"
+            + (" (truncated)" if kept < total else " (the whole ingested conversation)")
+        )
+    if "rag" in names:
+        notes.append(f"rag: top-{systems.args.rag_k} turns from the hybrid search layer, one call")
+    return [
+        *notes,
+        "tool output tokens are estimated at 4 characters per token; construction tokens are "
+        "the ingest's total divided by the questions asked",
+        f"judge: {setup['judge_model']} at temperature 0 (CORRECT/WRONG); F1 is LOCOMO's token F1",
+    ]
+
+
+def main(argv: list[str] | None = None) -> int:
+    argv = sys.argv[1:] if argv is None else argv
+    args = _args(argv)
+    if not args.data.is_file():
+        print(f"LOCOMO data not found at {args.data}; skipping the LOCOMO QA benchmark.")
+        return 0
+    db, jsonl, stem = _paths(args)
+    args.db_path = db
+    meta = provenance("benchmarks.locomo.run", argv)
+    lm, model = resolve_lm(args.model, args.api_base, 512)
+    judge_lm, judge_model = resolve_lm(args.judge_model or model, args.judge_api_base, 64)
+    sample = load_sample(args.data, args.conversation)
+    turns = sample_turns(sample, args.sessions)[: args.turns]
+    categories = tuple(int(c) for c in args.categories.split(","))
+    questions = select_questions(sample, turns, categories, args.limit)
+    qdate = last_session_date(sample)
+    names = [s for s in args.systems.split(",") if s]
+    config = AgentConfig(mode=args.mode, max_iters=args.max_iters)
+    t0 = time.perf_counter()
+    with open_memory(args.store, db, f"bench_locomo_{args.conversation.replace('-', '_')}") as mem:
+        console.print(f"ingesting {len(turns)} turns into {db} ({args.store}) ...")
+        ingest(mem, turns, lm, str(args.data))
+        cost = construction_cost(mem.checkpoint)
+        systems = Systems(make_agent(mem, lm, config), TranscriptAnswerer(lm), mem, turns, args)
+        console.print(f"asking {len(questions)} questions x {names}; answers -> {jsonl}")
+        ask_all(systems, names, questions, qdate, Judge(judge_lm), jsonl)
+    wanted = {q.qid for q in questions}
+    records = [
+        r
+        for r in read_jsonl(jsonl)
+        if r["qid"] in wanted and r["system"] in names and r.get("db") == str(db)
+    ]
+    setup = {
+        "conversation": args.conversation,
+        "sessions": sorted({t.session_seq for t in turns}),
+        "turns": len(turns),
+        "store": args.store,
+        "db": str(db),
+        "question_date": qdate,
+        "categories": list(categories),
+        "judge_model": judge_model,
+        "mode": args.mode,
+        "max_iters": args.max_iters,
+    }
+    result = {
+        "benchmark": "locomo",
+        **meta,
+        "model": model,
+        "judge_model": judge_model,
+        "setup": setup,
+        "questions": len(questions),
+        "construction": cost,
+        "summary": summarize(records, {"agent": cost["tokens"], "rag": 0.0}),
+        "notes": _notes(systems, setup, names),
+        "wall_seconds": round(time.perf_counter() - t0, 1),
+    }
+    result["plots"] = plots(result, args.out_dir, stem)
+    (args.out_dir / f"{stem}.json").write_text(json.dumps(result, indent=2))
+    (args.out_dir / f"{stem}.md").write_text(markdown(result) + "\n")
+    console.print(markdown(result), highlight=False)
+    console.print(f"written to {args.out_dir / stem}.json (+ .md, .jsonl, plots)")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

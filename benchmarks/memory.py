@@ -1,0 +1,168 @@
+"""What the QA benchmarks share: a memory (store, query backend, search index) built by the
+construction pipeline, the agent over it, and the provenance written with every result.
+
+SQLite (default): the graph in ``db``, the embedded search index beside it
+(``x.sqlite`` -> ``x.search.sqlite``); both are kept, so a second run reuses the ingest
+(the checkpoint skips done turns) and the index (upserts are idempotent). Neo4j: the shared
+server at NEO4J_URI with a Neo4j-native search namespace; the checkpoint lives in ``db``.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import platform
+import shlex
+from collections.abc import Iterator, Sequence
+from contextlib import contextmanager
+from dataclasses import dataclass
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Any, Literal
+
+from apexmem_neo.agent import AgentConfig, MemoryAgent, build_tools
+from apexmem_neo.agent.memory_index import index_graph
+from apexmem_neo.construction.checkpoint import Checkpoint
+from apexmem_neo.construction.loaders import TurnInput
+from apexmem_neo.construction.pipeline import (
+    ConstructionPipeline,
+    PipelineConfig,
+    RunStats,
+    TurnReport,
+)
+from apexmem_neo.llm import make_lm
+from apexmem_neo.search import HybridSearch
+from apexmem_neo.search.embedder import CachedEmbedder, SentenceTransformerEmbedder
+from apexmem_neo.settings import Settings
+from apexmem_neo.store.protocol import GraphStore
+from apexmem_neo.tools.backend import QueryBackend
+
+REPO = Path(__file__).resolve().parents[1]
+RESULTS = REPO / "benchmarks" / "results"
+WORK = RESULTS / "work"  # kept stores and indexes (git-ignored with results/)
+StoreName = Literal["sqlite", "neo4j"]
+
+
+@dataclass
+class Memory:
+    store: GraphStore
+    backend: QueryBackend
+    checkpoint: Checkpoint
+    search: HybridSearch
+
+
+def resolve_lm(model: str | None, api_base: str | None, max_tokens: int) -> tuple[Any, str]:
+    """A temperature-0 LM for ``model`` (default APEXMEM_LM) and the model name used."""
+    settings = Settings()
+    name = model or settings.lm
+    base = api_base or (settings.lm_api_base if name == settings.lm else None)
+    key = settings.lm_api_key if base else None
+    return make_lm(name, base, key, max_tokens=max_tokens, timeout=1800), name
+
+
+def _embedder(settings: Settings) -> CachedEmbedder:
+    return CachedEmbedder(SentenceTransformerEmbedder(settings.embed_model), settings.embed_cache)
+
+
+@contextmanager
+def open_memory(store: StoreName, db: Path, namespace: str) -> Iterator[Memory]:
+    """The store (schema ready), its read-only backend, checkpoint and search; closed on exit."""
+    settings = Settings()
+    db.parent.mkdir(parents=True, exist_ok=True)
+    embedder = _embedder(settings)
+    driver: Any = None
+    if store == "sqlite":
+        from apexmem_neo.search.backends.embedded import EmbeddedIndex
+        from apexmem_neo.store.sqlite import SQLiteGraphStore
+        from apexmem_neo.tools import SQLiteQueryBackend
+
+        graph: Any = SQLiteGraphStore(db)
+        graph.init_schema()
+        backend: QueryBackend = SQLiteQueryBackend(db)
+        index: Any = EmbeddedIndex(db.with_suffix(".search.sqlite"))
+    else:
+        from neo4j import GraphDatabase
+
+        from apexmem_neo.search.backends.neo4j_native import Neo4jNativeIndex
+        from apexmem_neo.store.neo4j import Neo4jGraphStore
+        from apexmem_neo.tools import Neo4jQueryBackend
+
+        driver = GraphDatabase.driver(settings.neo4j_uri, auth=None)
+        graph = Neo4jGraphStore(driver, uri=settings.neo4j_uri)
+        graph.init_schema()
+        backend = Neo4jQueryBackend(driver)
+        index = Neo4jNativeIndex(driver, namespace=namespace, url=settings.neo4j_uri)
+    checkpoint = Checkpoint(db)
+    checkpoint.open()
+    try:
+        yield Memory(graph, backend, checkpoint, HybridSearch(index, embedder))
+    finally:
+        checkpoint.close()
+        graph.close()
+        embedder.close()
+        if hasattr(index, "close"):
+            index.close()
+        if driver is not None:
+            driver.close()
+
+
+def _progress(report: TurnReport, stats: RunStats) -> None:
+    print(
+        f"  ingest {stats.processed}/{stats.turns_total - stats.turns_skipped} {report.status} "
+        f"facts={report.facts} llm_calls={report.llm_calls} ({stats.wall_seconds:.0f} s)",
+        flush=True,
+    )
+
+
+def ingest(memory: Memory, turns: Sequence[TurnInput], lm: Any, source: str) -> RunStats:
+    """Run the construction pipeline (done turns are skipped), then index the whole graph."""
+    pipeline = ConstructionPipeline(
+        memory.store, memory.checkpoint, lm, PipelineConfig(), on_turn=_progress
+    )
+    stats = pipeline.ingest(list(turns), source)
+    index_graph(memory.search, memory.backend)
+    return stats
+
+
+def construction_cost(checkpoint: Checkpoint) -> dict[str, float]:
+    """LLM calls, tokens and seconds of every construction run saved in the checkpoint."""
+    rows = checkpoint.conn.execute("SELECT stats_json FROM construction_runs").fetchall()
+    total = {"runs": 0.0, "llm_calls": 0.0, "tokens": 0.0, "wall_seconds": 0.0, "turns": 0.0}
+    for (raw,) in rows:
+        stats = json.loads(raw)
+        total["runs"] += 1
+        total["llm_calls"] += stats.get("llm_calls", 0)
+        total["tokens"] += stats.get("tokens", 0)
+        total["wall_seconds"] += stats.get("wall_seconds", 0.0)
+        total["turns"] += stats.get("turns_done", 0) + stats.get("turns_failed", 0)
+    return total
+
+
+def make_agent(memory: Memory, lm: Any, config: AgentConfig) -> MemoryAgent:
+    tools = build_tools(memory.store, memory.backend, memory.search, config.tools)
+    return MemoryAgent(lm, memory.store, tools, memory.backend, memory.search, config)
+
+
+def provenance(module: str, argv: Sequence[str], **extra: Any) -> dict[str, Any]:
+    """The exact command (``python -m module argv``), time, host load and Python of a run."""
+    load = os.getloadavg() if hasattr(os, "getloadavg") else (0.0, 0.0, 0.0)
+    return {
+        "command": shlex.join([".venv/bin/python", "-m", module, *argv]),
+        "started_at": datetime.now(UTC).replace(tzinfo=None).isoformat(timespec="seconds"),
+        "load_avg_1_5_15": [round(x, 2) for x in load],
+        "cpus": os.cpu_count(),
+        "python": platform.python_version(),
+        **extra,
+    }
+
+
+def append_jsonl(path: Path, record: dict[str, Any]) -> None:
+    path.parent.mkdir(parents=True, exist_ok=True)
+    with path.open("a", encoding="utf-8") as handle:
+        handle.write(json.dumps(record) + "\n")
+
+
+def read_jsonl(path: Path) -> list[dict[str, Any]]:
+    if not path.is_file():
+        return []
+    return [json.loads(line) for line in path.read_text(encoding="utf-8").splitlines() if line]

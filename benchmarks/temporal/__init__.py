@@ -1,0 +1,1 @@
+"""Append-only vs overwrite memory on generated conversations whose attributes change."""

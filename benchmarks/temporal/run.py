@@ -1,0 +1,247 @@
+"""Append-only vs overwrite on generated conversations whose attributes change over time.
+
+Generated conversations (``generator.py``) are ingested by the full construction pipeline
+into an append-only SQLite store; the eager-overwrite memory is materialised from it
+(``overwrite.py``: one fact per entity and property, the words of overwritten facts
+forgotten). The same memory agent answers the same temporal questions (current, as-of,
+when-changed, before, count of changes) on both, at the day after each conversation's last
+session; answers are judged by the LOCOMO LLM judge and by an exact check against the gold
+answer's surface forms. This is the project's version of the paper's Table 12.
+
+Usage (from the repo root):
+    .venv/bin/python -m benchmarks.temporal.run --conversations 3
+    .venv/bin/python -m benchmarks.temporal.run --model anthropic/claude-3-5-haiku-latest \
+        --tag haiku
+Output: benchmarks/results/temporal[_TAG].{json,jsonl,md,png}. Resumable: the store keeps
+its checkpoint and answered questions are skipped.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import re
+import sys
+import time
+from collections import defaultdict
+from pathlib import Path
+from typing import Any
+
+from rich.console import Console
+
+from apexmem_neo.agent import AgentConfig, MemoryAgent
+from apexmem_neo.agent.memory_index import index_graph
+from benchmarks.charts import grouped_bars
+from benchmarks.locomo.judge import Judge, Verdict
+from benchmarks.locomo.metrics import accuracy, percentile
+from benchmarks.memory import (
+    RESULTS,
+    WORK,
+    append_jsonl,
+    construction_cost,
+    ingest,
+    make_agent,
+    open_memory,
+    provenance,
+    read_jsonl,
+    resolve_lm,
+)
+from benchmarks.temporal.generator import QUESTION_KINDS, Conversation, TemporalQuestion, generate
+from benchmarks.temporal.overwrite import materialise_overwrite
+
+MODES = ("append_only", "overwrite")
+console = Console()
+
+
+def _args(argv: list[str] | None) -> argparse.Namespace:
+    p = argparse.ArgumentParser(description=(__doc__ or "").split("\n")[0])
+    p.add_argument("--conversations", type=int, default=10)
+    p.add_argument("--seed", type=int, default=7)
+    p.add_argument("--attributes", type=int, default=2, help="attributes per conversation")
+    p.add_argument("--values", type=int, default=3, help="values per attribute")
+    p.add_argument("--model", default=None, help="any LiteLLM model (default APEXMEM_LM)")
+    p.add_argument("--api-base", default=None)
+    p.add_argument("--kinds", default=",".join(QUESTION_KINDS), help="question kinds to ask")
+    p.add_argument(
+        "--judge-model", default=None, help="default: --model; 'none' scores by exact check only"
+    )
+    p.add_argument("--judge-api-base", default=None)
+    p.add_argument("--mode", choices=("fast", "react", "auto"), default="auto")
+    p.add_argument("--max-iters", type=int, default=6)
+    p.add_argument("--tag", default="")
+    p.add_argument("--out-dir", type=Path, default=RESULTS)
+    return p.parse_args(argv)
+
+
+def normalise(text: str) -> str:
+    return " ".join(re.sub(r"[^\w\s-]", " ", text.casefold()).split())
+
+
+def exact_match(answer: str, forms: list[str]) -> bool:
+    """Some gold surface form appears in the answer as whole words (case and punctuation
+    ignored)."""
+    padded = f" {normalise(answer)} "
+    return any(f" {normalise(form)} " in padded for form in forms if normalise(form))
+
+
+def _ask(
+    agent: MemoryAgent, mode: str, conv: Conversation, q: TemporalQuestion, judge: Judge | None
+) -> dict[str, Any]:
+    res = agent.ask(q.question, conv.question_date)
+    exact = exact_match(res.answer, q.gold_forms)
+    verdict = judge(q.question, q.gold, res.answer) if judge else Verdict(correct=exact)
+    return {
+        "mode": mode, "qid": q.qid, "kind": q.kind, "attribute": q.attribute,
+        "question": q.question, "gold": q.gold, "answer": res.answer,
+        "correct": verdict.correct, "judge_raw": verdict.raw, "judge_error": verdict.error,
+        "exact": exact, "seconds": res.seconds,
+        "tokens": res.tokens, "tool_calls": res.tool_calls, "agent_mode": res.mode,
+        "error": res.error,
+    }  # fmt: skip
+
+
+def summarize(records: list[dict[str, Any]]) -> dict[str, Any]:
+    """Per memory mode: judge accuracy and exact-match rate per question kind and overall."""
+    out: dict[str, Any] = {}
+    for mode in MODES:
+        rows = [r for r in records if r["mode"] == mode]
+        if not rows:
+            continue
+        kinds: dict[str, list[dict[str, Any]]] = defaultdict(list)
+        for r in rows:
+            kinds[r["kind"]].append(r)
+        out[mode] = {
+            "by_kind": {
+                k: {"n": len(v), "accuracy": accuracy(v), "exact": _exact(v)}
+                for k, v in ((k, kinds[k]) for k in QUESTION_KINDS if k in kinds)
+            },
+            "overall": {"n": len(rows), "accuracy": accuracy(rows), "exact": _exact(rows)},
+            "latency_s": {
+                "p50": percentile([r["seconds"] for r in rows], 50),
+                "p95": percentile([r["seconds"] for r in rows], 95),
+            },
+            "tokens_mean": sum(r["tokens"].get("total_tokens", 0) for r in rows) / len(rows),
+        }
+    return out
+
+
+def _exact(rows: list[dict[str, Any]]) -> float:
+    return sum(1 for r in rows if r["exact"]) / len(rows)
+
+
+def markdown(result: dict[str, Any]) -> str:
+    summary = result["summary"]
+    modes = [m for m in MODES if m in summary]
+    head = "| question kind | " + " | ".join(f"{m} judge / exact" for m in modes) + " |"
+    rows = [head, "|" + " --- |" * (len(modes) + 1)]
+    for kind in [*QUESTION_KINDS, "overall"]:
+        cells = []
+        for m in modes:
+            block = summary[m]["overall"] if kind == "overall" else summary[m]["by_kind"].get(kind)
+            cells.append(
+                "-"
+                if block is None
+                else f"{block['accuracy']:.0%} / {block['exact']:.0%} " f"(n={block['n']})"
+            )
+        rows.append(f"| {kind} | " + " | ".join(cells) + " |")
+    lat = ", ".join(
+        f"{m} p50 {s['latency_s']['p50']:.1f} s / p95 {s['latency_s']['p95']:.1f} s"
+        for m, s in ((m, summary[m]) for m in modes)
+    )
+    ow = result["overwrite"]
+    setup = result["setup"]
+    return "\n".join([
+        f"{setup['conversations']} generated conversations (seed {setup['seed']}), "
+        f"{setup['turns']} turns, {result['questions']} questions per memory.",
+        "", *rows, "",
+        f"- latency per question: {lat}",
+        f"- overwrite memory: {ow['facts_overwritten']} of {ow['facts_total']} extracted facts "
+        f"overwritten, {ow['turns_dropped']} turns forgotten",
+        f"- judge: {result['judge_model']} (CORRECT/WRONG); exact: a gold surface form in the "
+        "answer",
+    ])  # fmt: skip
+
+
+def _prepare(args: argparse.Namespace, convs: list[Conversation], lm: Any) -> dict[str, Any]:
+    """Ingest into the append-only store, materialise and index the overwrite copy."""
+    base = WORK / f"temporal-{args.seed}-n{args.conversations}-a{args.attributes}v{args.values}"
+    append_db, overwrite_db = base.with_suffix(".sqlite"), Path(f"{base}-overwrite.sqlite")
+    turns = [t for c in convs for t in c.turns()]
+    with open_memory("sqlite", append_db, "unused") as mem:
+        ingest(mem, turns, lm, "temporal-generator")
+        cost = construction_cost(mem.checkpoint)
+    counts = materialise_overwrite(append_db, overwrite_db)
+    with open_memory("sqlite", overwrite_db, "unused") as mem:
+        index_graph(mem.search, mem.backend)
+    return {"dbs": {"append_only": append_db, "overwrite": overwrite_db}, "cost": cost,
+            "overwrite": counts, "turns": len(turns)}  # fmt: skip
+
+
+def main(argv: list[str] | None = None) -> int:
+    argv = sys.argv[1:] if argv is None else argv
+    args = _args(argv)
+    meta = provenance("benchmarks.temporal.run", argv)
+    lm, model = resolve_lm(args.model, args.api_base, 512)
+    judge: Judge | None = None
+    judge_model = "none (exact check)"
+    if args.judge_model != "none":
+        judge_lm, judge_model = resolve_lm(args.judge_model or model, args.judge_api_base, 64)
+        judge = Judge(judge_lm)
+    stem = "temporal" + (f"_{args.tag}" if args.tag else "")
+    jsonl = args.out_dir / f"{stem}.jsonl"
+    convs = generate(args.conversations, args.seed, args.attributes, args.values)
+    t0 = time.perf_counter()
+    prep = _prepare(args, convs, lm)
+    config = AgentConfig(mode=args.mode, max_iters=args.max_iters)
+    kinds = set(args.kinds.split(","))
+    dbs = {mode: str(path) for mode, path in prep["dbs"].items()}
+    # answers are reused only when they came from this very memory (same store file)
+    done = {(r["mode"], r["qid"]) for r in read_jsonl(jsonl) if r.get("db") == dbs[r["mode"]]}
+    for mode in MODES:
+        with open_memory("sqlite", prep["dbs"][mode], "unused") as mem:
+            agent = make_agent(mem, lm, config)
+            for conv in convs:
+                for q in conv.questions:
+                    if (mode, q.qid) in done or q.kind not in kinds:
+                        continue
+                    record = {**_ask(agent, mode, conv, q, judge), "db": dbs[mode]}
+                    append_jsonl(jsonl, record)
+                    console.print(
+                        f"{mode} {q.qid} {record['correct']} exact={record['exact']} "
+                        f"{record['seconds']:.1f}s {q.question!r} -> {record['answer'][:60]!r} "
+                        f"(gold {q.gold})",
+                        highlight=False,
+                    )
+    wanted = {q.qid for c in convs for q in c.questions if q.kind in kinds}
+    records = [r for r in read_jsonl(jsonl) if r["qid"] in wanted and r.get("db") == dbs[r["mode"]]]
+    result = {
+        "benchmark": "temporal", **meta, "model": model, "judge_model": judge_model,
+        "setup": {"conversations": args.conversations, "seed": args.seed,
+                  "attributes": args.attributes, "values": args.values, "turns": prep["turns"],
+                  "mode": args.mode, "max_iters": args.max_iters,
+                  "dbs": {k: str(v) for k, v in prep["dbs"].items()}},
+        "questions": len(wanted), "construction": prep["cost"], "overwrite": prep["overwrite"],
+        "summary": summarize(records), "wall_seconds": round(time.perf_counter() - t0, 1),
+    }  # fmt: skip
+    result["plots"] = [plot(result, args.out_dir, stem)]
+    (args.out_dir / f"{stem}.json").write_text(json.dumps(result, indent=2))
+    (args.out_dir / f"{stem}.md").write_text(markdown(result) + "\n")
+    console.print(markdown(result), highlight=False)
+    console.print(f"written to {args.out_dir / stem}.json (+ .md, .jsonl, .png)")
+    return 0
+
+
+def plot(result: dict[str, Any], out_dir: Path, stem: str) -> str:
+    series = {
+        mode: {k: v["accuracy"] for k, v in s["by_kind"].items()}
+        for mode, s in result["summary"].items()
+    }
+    path = grouped_bars(
+        out_dir / f"{stem}_accuracy.png", "append-only vs overwrite: judge accuracy by kind",
+        series, "accuracy", (0, 1),
+    )  # fmt: skip
+    return path.name
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,50 @@
+"""The LOCOMO QA harness end to end through the local LLM, on 2 questions.
+
+Ingests the first 5 turns of conv-26 (whose gold evidence answers exactly two questions:
+"When did Caroline go to the LGBTQ support group?" and "What is Caroline's identity?"),
+asks them through the agent and the RAG baseline, judges, and writes the result files.
+A second run must answer nothing again (resumable) and reuse the ingest.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from benchmarks.locomo.run import DEFAULT_DATA, main
+from benchmarks.memory import read_jsonl
+
+pytestmark = [pytest.mark.integration, pytest.mark.llm]
+
+
+@pytest.mark.timeout(3600)
+def test_two_locomo_questions(lm_api_base: str, tmp_path: Path) -> None:
+    if not DEFAULT_DATA.is_file():
+        pytest.skip(f"LOCOMO data not at {DEFAULT_DATA}")
+    argv = [
+        "--sessions", "1", "--turns", "5", "--systems", "agent,rag", "--mode", "fast",
+        "--api-base", lm_api_base, "--db", str(tmp_path / "g.sqlite"),
+        "--out-dir", str(tmp_path), "--tag", "it",
+    ]  # fmt: skip
+    assert main(argv) == 0
+    result = json.loads((tmp_path / "locomo_it.json").read_text())
+    records = read_jsonl(tmp_path / "locomo_it.jsonl")
+    assert result["questions"] == 2 and len(records) == 4
+    assert {r["qid"] for r in records} == {"conv-26:q0", "conv-26:q4"}
+    for r in records:
+        assert r["error"] is None, r
+        assert r["answer"].strip(), r
+        assert r["correct"] in (True, False), r  # the judge gave a readable verdict
+        assert 0.0 <= r["f1"] <= 1.0
+        assert r["tokens"].get("total_tokens", 0) > 0
+    assert result["construction"]["turns"] == 5 and result["construction"]["tokens"] > 0
+    agent = result["summary"]["agent"]
+    assert agent["categories"]["overall_1_4"]["n"] == 2
+    assert (tmp_path / "locomo_it_accuracy.png").is_file()
+    # resumable: a second run asks nothing and ingests nothing new
+    assert main(argv) == 0
+    assert len(read_jsonl(tmp_path / "locomo_it.jsonl")) == 4
+    again = json.loads((tmp_path / "locomo_it.json").read_text())
+    assert again["construction"]["turns"] == 5

@@ -1,0 +1,73 @@
+"""The LOCOMO judge's parsing (scripted DummyLM) and LOCOMO's token F1."""
+
+from __future__ import annotations
+
+import dspy
+import pytest
+from dspy.utils import DummyLM
+
+from benchmarks.locomo.judge import Judge, f1_score, locomo_f1, normalize_answer, parse_verdict
+
+
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [("CORRECT", True), ("correct.", True), ("Verdict: Correct", True), ("WRONG", False),
+     ("wrong!", False), ("INCORRECT", False), ("The answer is incorrect", False)],
+)  # fmt: skip
+def test_parse_verdict(text: str, expected: bool) -> None:
+    assert parse_verdict(text) is expected
+
+
+@pytest.mark.parametrize("text", ["maybe", "", "correct or wrong"])
+def test_parse_verdict_rejects_neither_or_both(text: str) -> None:
+    with pytest.raises(ValueError, match="neither CORRECT nor WRONG"):
+        parse_verdict(text)
+
+
+def judge(replies: list[str]) -> Judge:
+    lm = DummyLM([{"verdict": r} for r in replies], adapter=dspy.JSONAdapter())
+    return Judge(lm, adapter=dspy.JSONAdapter())
+
+
+def test_judge_reads_the_model_verdict() -> None:
+    j = judge(["CORRECT", "Wrong."])
+    first = j("When did Caroline go?", "7 May 2023", "May 7th, 2023")
+    second = j("When did Caroline go?", "7 May 2023", "in 2019")
+    assert first.correct is True and first.raw == "CORRECT" and first.error is None
+    assert second.correct is False and second.raw == "Wrong."
+
+
+def test_judge_records_an_unreadable_verdict_as_none() -> None:
+    verdict = judge(["perhaps"])("q?", "gold", "answer")
+    assert verdict.correct is None
+    assert verdict.error is not None and "neither CORRECT nor WRONG" in verdict.error
+
+
+def test_empty_answer_is_wrong_without_a_call() -> None:
+    lm = DummyLM([], adapter=dspy.JSONAdapter())  # any call would fail: no scripted reply
+    verdict = Judge(lm, adapter=dspy.JSONAdapter())("q?", "gold", "  ")
+    assert verdict.correct is False and lm.history == []
+
+
+def test_normalize_answer_drops_case_punctuation_and_articles() -> None:
+    assert normalize_answer("The Italian, Garden!") == "italian garden"
+    assert normalize_answer("a cat and an owl") == "cat owl"
+
+
+def test_f1_score_uses_stemmed_token_overlap() -> None:
+    assert f1_score("7 May 2023", "7 May 2023") == 1.0
+    assert f1_score("painting sunrises", "painted a sunrise") == 1.0  # stems match
+    assert f1_score("nothing", "7 May 2023") == 0.0
+    # pred {went, to, paris} vs gold {paris}: p = 1/3, r = 1 -> F1 = 0.5
+    assert f1_score("went to Paris", "Paris") == pytest.approx(0.5)
+
+
+def test_locomo_f1_per_category() -> None:
+    # multi-hop: mean over gold parts of the best predicted part
+    assert locomo_f1("pottery, camping", "camping, pottery, painting", 1) == pytest.approx(2 / 3)
+    # open-domain: only the gold's first ';' alternative counts
+    assert locomo_f1("psychology", "psychology; counseling", 3) == 1.0
+    # adversarial: 1 when the answer says it was not mentioned
+    assert locomo_f1("That was not mentioned in the conversation.", "x", 5) == 1.0
+    assert locomo_f1("self-care is important", "x", 5) == 0.0
+    assert locomo_f1("2022", "2022", 2) == 1.0
