@@ -8,7 +8,7 @@ BIN := $(VENV)/bin
 export LITELLM_LOCAL_MODEL_COST_MAP := True
 export HF_HUB_OFFLINE := 1
 
-.PHONY: install demo test lint typecheck unit services-up services-down clean
+.PHONY: install demo doctor test lint typecheck unit services-up services-down clean bench bench-smoke report
 
 $(VENV)/.installed: pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -17,8 +17,14 @@ $(VENV)/.installed: pyproject.toml
 
 install: $(VENV)/.installed
 
-## the main job on the embedded default
+## the main job on the embedded default: ingest a sample conversation, answer three questions
+## (starts the local LLM unless APEXMEM_LM names another model)
 demo: install
+	@if [ -z "$$APEXMEM_LM" ]; then $(BIN)/apexmem services up llm; fi
+	$(BIN)/apexmem demo
+
+## start Neo4j, Elasticsearch and the LLM and prove each with a timed round trip
+doctor: install
 	$(BIN)/apexmem doctor
 
 ## ruff, mypy, then every test against real services (started here, stopped at the end)
@@ -40,6 +46,29 @@ services-up: install
 
 services-down: install
 	$(BIN)/apexmem services down
+
+## benchmarks (issue 7) on the local model by default (APEXMEM_LM for any LiteLLM model);
+## results, plots and REPORT.md go to benchmarks/results/. Runs resume where they stopped.
+BENCH := nice $(BIN)/python -m benchmarks
+LOCOMO_CONVS ?= conv-26
+
+## small versions of every benchmark, offline, then the report (under 45 min on 2 cores)
+bench-smoke: install
+	$(BENCH).locomo.run --conversation conv-26 --sessions 2 --limit 20 --tag smoke
+	$(BENCH).temporal.run --conversations 3 --tag smoke
+	$(BENCH).query_languages.run --limit 20 --out benchmarks/results/query_languages_smoke.json
+	$(BIN)/python -m benchmarks.report
+
+## the full versions, then the report (hours on the local model; LOCOMO_CONVS="conv-26 conv-30")
+bench: install
+	for conv in $(LOCOMO_CONVS); do $(BENCH).locomo.run --conversation $$conv --tag $$conv || exit 1; done
+	$(BENCH).temporal.run --conversations 10
+	$(BENCH).query_languages.run --out benchmarks/results/query_languages.json
+	$(BIN)/python -m benchmarks.report
+
+## REPORT.md from whatever results are present
+report: install
+	$(BIN)/python -m benchmarks.report
 
 clean:
 	rm -rf $(VENV) .mypy_cache .ruff_cache .pytest_cache
