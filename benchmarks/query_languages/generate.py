@@ -2,7 +2,7 @@
 
     python -m benchmarks.query_languages.generate [--seed 7] [--per-kind 20]
 
-``data/gold_graph.json`` is the GraphBatch (generated timelines + hand-written LOCOMO facts);
+``data/gold_graph.json`` is the GraphBatch (generated timelines);
 ``data/questions.jsonl`` holds one question per line, its gold answer computed on the
 plain-Python reference store. Deterministic for a seed: re-running rewrites identical files.
 """

@@ -1,19 +1,17 @@
-"""The study's gold graph: generated temporal timelines plus hand-written LOCOMO facts.
+"""The study's gold graph: generated temporal timelines.
 
 No extraction is involved, so the SQL-vs-Cypher study measures querying, not construction.
 Every id carries the prefix ``ql_`` so the graph can be loaded beside other data and deleted
 alone. Generation is deterministic for a seed (a local ``random.Random``).
 
-* Generated: people whose city, employer, job title, favourite food and salary change over
+People whose city, employer, job title, favourite food and salary change over
   2019-2024 (one event per person and date, asserting that date's facts), and companies with
-  a headquarters city, so that "the city of X's employer" is a join.
-* Hand-written: ``data/locomo_facts.json``, facts about Caroline and Melanie written for this
-  project from LOCOMO conv-26, each with a turn and evidence in our own words.
+  a headquarters city, so that "the city of X's employer" is a join. (LOCOMO data is never
+  copied into the repo; facts drawn from it belong in a loader reading ../shared by path.)
 """
 
 from __future__ import annotations
 
-import json
 import random
 import re
 from datetime import date, timedelta
@@ -25,16 +23,12 @@ from apexmem_neo.ontology import (
     Entity,
     Event,
     EventParticipant,
-    Evidence,
     Fact,
     GraphBatch,
-    Session,
-    Turn,
 )
 
 PREFIX: Final = "ql_"
 DATA_DIR: Final = Path(__file__).parent / "data"
-LOCOMO_FACTS: Final = DATA_DIR / "locomo_facts.json"
 RECORDED_AT: Final = "2025-01-01T00:00:00"
 START, END = date(2019, 1, 1), date(2024, 10, 1)
 
@@ -128,63 +122,6 @@ def generated_batch(seed: int = 7) -> GraphBatch:
     )  # fmt: skip
 
 
-def locomo_batch(path: Path = LOCOMO_FACTS) -> GraphBatch:
-    """The hand-written LOCOMO facts with their session, turns, evidence and events."""
-    spec = json.loads(path.read_text(encoding="utf-8"))
-    conv = slug(spec["conversation"])
-    session_id = f"{PREFIX}ses_{conv}"
-    names = {e["key"]: e for e in spec["entities"]}
-    batch = GraphBatch(
-        sessions=[Session(session_id=session_id, conversation_id=f"{PREFIX}{conv}", seq=1)],
-        entities=[
-            Entity(entity_id=entity_id(e["name"]), name=e["name"], entity_type=e["type"],
-                   role=e["role"])
-            for e in spec["entities"]
-        ],
-        recorded_at=RECORDED_AT,
-    )  # fmt: skip
-    for seq, row in enumerate(spec["facts"]):
-        eid = entity_id(names[row["entity"]]["name"])
-        turn_id = f"{PREFIX}turn_{conv}_{slug(row['turn'])}"
-        ids = f"{conv}_{seq:02d}"
-        when = row["t_from"]
-        speaker = names[row["entity"]]["name"]
-        batch.turns.append(
-            Turn(
-                turn_id=turn_id,
-                session_id=session_id,
-                seq=seq,
-                speaker=speaker,
-                text=row["text"],
-                anchor_datetime=when,
-            )
-        )
-        batch.evidence.append(
-            Evidence(evidence_id=f"{PREFIX}evd_{ids}", turn_id=turn_id, text=row["text"])
-        )
-        batch.events.append(
-            Event(
-                event_id=f"{PREFIX}ev_{ids}",
-                event_type="mention",
-                anchor_datetime=when,
-                turn_id=turn_id,
-                evidence_id=f"{PREFIX}evd_{ids}",
-            )
-        )
-        batch.participants.append(
-            EventParticipant(event_id=f"{PREFIX}ev_{ids}", entity_id=eid, role="Agent")
-        )
-        batch.facts.append(Fact(entity_id=eid, property=row["property"], dtype=DType.STR,
-                                value=row["value"], t_from=when, event_id=f"{PREFIX}ev_{ids}",
-                                evidence_id=f"{PREFIX}evd_{ids}"))  # fmt: skip
-    return GraphBatch.model_validate(batch.model_dump())  # derive the properties
-
-
-def gold_batch(seed: int = 7, locomo_path: Path = LOCOMO_FACTS) -> GraphBatch:
-    """Generated timelines and hand-written LOCOMO facts, as one batch."""
-    gen, loc = generated_batch(seed), locomo_batch(locomo_path)
-    merged = {
-        key: getattr(gen, key) + getattr(loc, key)
-        for key in ("sessions", "turns", "entities", "evidence", "events", "participants")
-    }
-    return GraphBatch(**merged, facts=gen.facts + loc.facts, recorded_at=RECORDED_AT)
+def gold_batch(seed: int = 7) -> GraphBatch:
+    """The study's gold graph for ``seed``."""
+    return generated_batch(seed)

@@ -231,15 +231,10 @@ def build_questions(
 
 
 def _pick(rng: random.Random, drafts: list[Draft], n: int) -> list[Draft]:
-    """n drafts, LOCOMO ones (non-generated people) kept first so they are always present."""
-    locomo = [d for d in drafts if d[3].entity_id.endswith(("caroline", "melanie"))]
-    generated = [d for d in drafts if d not in locomo]
-    rng.shuffle(locomo)
-    rng.shuffle(generated)
-    take_locomo = locomo[: max(1, n // 5)]
-    mixed = take_locomo + generated[: n - len(take_locomo)]
-    rng.shuffle(mixed)
-    return mixed
+    """n drafts drawn at random."""
+    shuffled = list(drafts)
+    rng.shuffle(shuffled)
+    return shuffled[:n]
 
 
 def as_record(q: Question) -> dict[str, Any]:

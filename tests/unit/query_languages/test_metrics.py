@@ -29,13 +29,15 @@ from benchmarks.query_languages.metrics import (
 )
 from benchmarks.query_languages.questions import Question, Spec
 
+GOLD_FACT = next(f for f in load_gold().facts if f.dtype == "str")
+WHEN = GOLD_FACT.t_from[:10]
 QUESTION = Question(
-    qid="q_test", kind="as_of", text="What was Caroline's recent event on 2023-07-11?",
-    answer_type="name", spec=Spec(op="as_of"), gold="LGBTQ conference",
+    qid="q_test", kind="as_of", text=f"What was {GOLD_FACT.entity_id}'s {GOLD_FACT.property}?",
+    answer_type="name", spec=Spec(op="as_of"), gold=str(GOLD_FACT.value),
 )  # fmt: skip
 GOOD_SQL = (
-    "SELECT value_json FROM facts WHERE entity_id = 'ql_ent_caroline' AND property = "
-    "'recent_event' AND t_from <= '2023-07-11' ORDER BY t_from DESC LIMIT 1"
+    f"SELECT value_json FROM facts WHERE entity_id = '{GOLD_FACT.entity_id}' AND property = "
+    f"'{GOLD_FACT.property}' AND t_from <= '{WHEN}T23:59:59' ORDER BY t_from DESC LIMIT 1"
 )
 
 
@@ -82,7 +84,7 @@ def test_record_from_a_scripted_agent_with_a_recovery(
         step("SchemaViewer", {}),
         step("GraphQuery", {"query": GOOD_SQL, "language": "sql"}),
         step("finish", {}),
-        {"reasoning": "r", "answer": "LGBTQ conference", "evidence_turn_ids": []},
+        {"reasoning": "r", "answer": str(GOLD_FACT.value), "evidence_turn_ids": []},
     ]
     arm = scripted_arm(store, answers)
     record = arm.ask(QUESTION)
@@ -92,7 +94,7 @@ def test_record_from_a_scripted_agent_with_a_recovery(
     assert [c.tool for c in record.calls] == ["GraphQuery", "SchemaViewer", "GraphQuery"]
     assert [c.ok for c in record.calls] == [False, True, True]
     assert record.calls[0].error_class == "unknown name"
-    assert "LGBTQ conference" in record.calls[2].output_head
+    assert str(GOLD_FACT.value) in record.calls[2].output_head
     figures = aggregate([record])
     assert figures["query_success_pct"] == 50.0 and figures["first_try_success_pct"] == 0.0
     assert figures["recovery_pct"] == 100.0
