@@ -52,7 +52,7 @@ services-down: install
 BENCH := nice $(BIN)/python -m benchmarks
 LOCOMO_CONVS ?= conv-26
 
-## small versions of every benchmark, offline, then the report (under 45 min on 2 cores)
+## small versions of every benchmark, offline, then the report (target: under 45 min on 2 cores; not yet timed)
 bench-smoke: install
 	$(BENCH).locomo.run --conversation conv-26 --sessions 2 --limit 20 --tag smoke
 	$(BENCH).temporal.run --conversations 3 --tag smoke
