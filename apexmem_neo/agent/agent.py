@@ -27,7 +27,7 @@ from apexmem_neo.agent.context import NOTHING, prefetch, quote_turns
 from apexmem_neo.agent.models import AgentConfig, AgentResult, Mode, TraceStep
 from apexmem_neo.agent.react_loop import ReactLoop, token_delta, token_total
 from apexmem_neo.agent.signatures import AnswerFromContext
-from apexmem_neo.agent.timewords import hints_text, resolve_time_words
+from apexmem_neo.agent.timewords import QuestionTime, hints_text, question_times
 from apexmem_neo.llm.lm import SchemaJSONAdapter
 from apexmem_neo.ontology.types import TimeLike, normalize_time
 from apexmem_neo.store.protocol import GraphStore
@@ -72,13 +72,14 @@ class MemoryAgent:
         t0 = time.perf_counter()
         chosen = mode or self.config.mode
         qdate = normalize_time(question_date) if question_date is not None else None
-        hints = resolve_time_words(question, qdate)
+        times = question_times(question, qdate)
+        hints = list(dict.fromkeys(t.hint() for t in times))
         result = AgentResult(question=question, question_date=qdate, time_hints=hints)
         inputs = {
             "question": question,
             "question_date": qdate[:10] if qdate else "unknown",
             "time_hints": hints_text(qdate, hints),
-            "context": self._context(question),
+            "context": self._context(question, times),
         }
         counter = _CallCounter()
         turn_ids: list[str] = []
@@ -96,8 +97,8 @@ class MemoryAgent:
         result.seconds = round(time.perf_counter() - t0, 3)
         return result
 
-    def _context(self, question: str) -> str:
-        found = prefetch(self.store, question, self.searcher, self.config)
+    def _context(self, question: str, times: list[QuestionTime]) -> str:
+        found = prefetch(self.store, question, self.searcher, self.config, times)
         preamble = self.config.context_preamble
         if not preamble:
             return found

@@ -4,21 +4,26 @@ from __future__ import annotations
 
 import dspy
 
-# The fast path keeps the wording the integration test passed with; the loop's extract step
-# answered a date to a "what" question with it, hence the more explicit wording there.
+# Both paths once said "a date as YYYY-MM-DD" alone, and the 1.5B model then answered a date
+# to "what"/"where" questions; the wording now says when a date is wanted.
+FAST_ANSWER_DESC = (
+    "the value the question asks for, copied from the context: a name, a place or a number; "
+    "a date (YYYY-MM-DD) only when the question asks when"
+)
 ANSWER_DESC = "the short answer the question asks for: a name, a value, or a date (YYYY-MM-DD)"
 
 
 class AnswerFromContext(dspy.Signature):  # type: ignore[misc]
-    """Answer the question from the memory context only. Facts carry validity intervals
-    [t_from, t_to]; the latest t_from is the current value. Cite the turn ids the answer rests
-    on. Set enough_context to false if the context does not contain the answer."""
+    """Answer the question from the memory context only. The lines computed for this question
+    answer it when they name what it asks; otherwise read the timelines: a value holds from
+    its date until the next value's date. Cite the turn ids the answer rests on. Set
+    enough_context to false if the context does not contain the answer."""
 
     question: str = dspy.InputField()
     question_date: str = dspy.InputField(desc="the date the question is asked on")
     time_hints: str = dspy.InputField(desc="time words of the question as explicit dates")
     context: str = dspy.InputField(desc="entities with their facts, and matching turns")
-    answer: str = dspy.OutputField(desc="short answer; a date as YYYY-MM-DD")
+    answer: str = dspy.OutputField(desc=FAST_ANSWER_DESC)
     evidence_turn_ids: list[str] = dspy.OutputField(desc="turn ids supporting the answer")
     enough_context: bool = dspy.OutputField(desc="true if the context answers the question")
 

@@ -205,6 +205,13 @@ def between_order_key(fact: FactRecord) -> tuple[str, str, str, str]:
     return (fact.t_from, fact.property, fact.recorded_at, fact.fact_id)
 
 
+def latest_holding(history: Sequence[FactRecord], t: str) -> FactRecord | None:
+    """The greatest fact (by k; ``history`` is in k order) whose closed interval holds t:
+    the rule of ``as_of``, for code that already holds a history."""
+    holding = [f for f in history if f.t_from <= t and (f.t_to is None or t <= f.t_to)]
+    return holding[-1] if holding else None
+
+
 def compute_changes(history: Sequence[FactRecord]) -> list[ChangeRecord]:
     """Changes between consecutive facts (in k order) whose canonical values differ."""
     changes: list[ChangeRecord] = []

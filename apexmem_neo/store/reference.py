@@ -24,6 +24,7 @@ from apexmem_neo.store.protocol import (
     compute_changes,
     ensure_references,
     fact_order_key,
+    latest_holding,
     time_before,
 )
 from apexmem_neo.store.timeutil import Clock, utc_now
@@ -105,7 +106,7 @@ class InMemoryGraphStore:
         return sorted(self._facts(entity_id, property), key=fact_order_key)
 
     def as_of(self, entity_id: str, property: str, t: TimeLike) -> FactRecord | None:
-        return _latest_holding(self.history(entity_id, property), normalize_time(t))
+        return latest_holding(self.history(entity_id, property), normalize_time(t))
 
     def current(
         self, entity_id: str, property: str, now: TimeLike | None = None
@@ -137,11 +138,5 @@ class InMemoryGraphStore:
         cutoff = normalize_time(recorded_at)
         known = [f for f in self.history(entity_id, property) if f.recorded_at <= cutoff]
         if at is not None:
-            return _latest_holding(known, normalize_time(at))
+            return latest_holding(known, normalize_time(at))
         return known[-1] if known else None
-
-
-def _latest_holding(history: list[FactRecord], t: str) -> FactRecord | None:
-    """The greatest fact (by k; ``history`` is in k order) whose closed interval holds t."""
-    holding = [f for f in history if f.t_from <= t and (f.t_to is None or t <= f.t_to)]
-    return holding[-1] if holding else None

@@ -59,8 +59,9 @@ def test_prefetched_context_reaches_the_model(
     tools = build_tools(store, backend, searcher)
     MemoryAgent(dummy, store, tools, backend, searcher).ask("Alice favourite restaurant?")
     prompt = str(dummy.history[-1]["messages"])
-    assert "favourite_restaurant = Sakura Sushi [2024-03-20 .. open] alice_turn_2" in prompt
-    assert "changes: favourite_restaurant: Italian Garden -> Sakura Sushi on 2024-03-20" in prompt
+    assert "2024-01-15 to 2024-03-20: Italian Garden (turn alice_turn_1)" in prompt
+    assert "2024-03-20 to now: Sakura Sushi (turn alice_turn_2)" in prompt
+    assert "changed 1 time(s): on 2024-03-20 from Italian Garden to Sakura Sushi" in prompt
 
 
 def test_auto_falls_back_to_react_when_context_is_not_enough(

@@ -1,0 +1,75 @@
+"""The fast path's prefetched context: question times, property ranking, timelines."""
+
+from __future__ import annotations
+
+from apexmem_neo.agent.context import compact_entity, computed_for_question, rank_properties
+from apexmem_neo.agent.timewords import QuestionTime, question_times, resolve_time_words
+from apexmem_neo.ontology import Entity, Fact
+from apexmem_neo.store.sqlite import SQLiteGraphStore
+from apexmem_neo.tools.entity_lookup import EntityView
+from tests.unit.agent.alice import ALICE
+
+
+def test_absolute_dates_are_found_even_without_a_question_date() -> None:
+    times = question_times("Where did she live on 2024-02-01 and on April 15, 2024?", None)
+    assert [(t.expression, t.start, t.end) for t in times] == [
+        ("2024-02-01", "2024-02-01", "2024-02-01"),
+        ("April 15, 2024", "2024-04-15", "2024-04-15"),
+    ]
+
+
+def test_relative_words_need_the_question_date() -> None:
+    assert question_times("What did she eat last month?", None) == []
+    assert resolve_time_words("What did she eat last month?", "2024-07-10") == [
+        '"last month" = 2024-06-01 to 2024-06-30'
+    ]
+
+
+def _view(store: SQLiteGraphStore, extra: list[Fact] | None = None) -> EntityView:
+    entity = store.get_entity(ALICE)
+    assert isinstance(entity, Entity)
+    facts = tuple(store.history(ALICE, "favourite_restaurant")) + tuple(extra or ())
+    return EntityView(entity=entity, facts=facts, events={})
+
+
+def test_properties_sharing_words_with_the_question_come_first(store: SQLiteGraphStore) -> None:
+    base = store.history(ALICE, "favourite_restaurant")[0]
+    city = base.model_copy(update={"property": "city", "value": "Boston", "fact_id": "c1"})
+    view = _view(store, [city])
+    ranked = rank_properties(view, "Which city did Alice live in?")
+    assert ranked == ["city", "favourite_restaurant"]
+    assert rank_properties(view, "Did she like Sakura Sushi?")[0] == "favourite_restaurant"
+
+
+def test_timeline_closes_each_value_at_the_next_and_answers_the_question_times(
+    store: SQLiteGraphStore,
+) -> None:
+    times = [QuestionTime("two months ago", "2024-02-01", "2024-02-01"),
+             QuestionTime("in 2023", "2023-01-01", "2023-12-31")]  # fmt: skip
+    text = compact_entity(_view(store), max_facts=10, question="restaurant", times=times)
+    assert "favourite_restaurant:\n  - 2024-01-15 to 2024-03-20: Italian Garden" in text
+    assert "  - 2024-03-20 to now: Sakura Sushi" in text
+    assert "changed 1 time(s): on 2024-03-20 from Italian Garden to Sakura Sushi" in text
+    assert "value on 2024-02-01 (two months ago): Italian Garden" in text
+    assert "value on 2023-01-01 (in 2023): nothing recorded yet" in text
+
+
+def test_computed_lines_answer_as_of_before_and_count(store: SQLiteGraphStore) -> None:
+    view = _view(store)
+    asked = [QuestionTime("2024-02-01", "2024-02-01", "2024-02-01")]
+    as_of = computed_for_question(view, "Her favourite restaurant on 2024-02-01?", asked)
+    assert as_of[0] == "Alice's favourite_restaurant on 2024-02-01: Italian Garden"
+    before = computed_for_question(view, "Which restaurant did she like before Sakura Sushi?", [])
+    assert before[0] == (
+        "Alice's favourite_restaurant before Sakura Sushi: Italian Garden (until 2024-03-20)"
+    )
+    assert not any(" now: " in line for line in before)  # the present would distract
+    count = computed_for_question(view, "How often did her favourite restaurant change?", [])
+    assert count == [
+        "Alice's favourite_restaurant now: Sakura Sushi (since 2024-03-20)",
+        "Alice's favourite_restaurant changed 1 time(s): on 2024-03-20 from Italian Garden "
+        "to Sakura Sushi",
+    ]
+    when = computed_for_question(view, "When did her favourite restaurant change?", [])
+    assert when == [count[1]]  # a when-question gets the change, not the value now
+    assert computed_for_question(view, "What is the weather?", []) == []  # nothing relevant
