@@ -9,12 +9,11 @@ with a ``CachedEmbedder`` it costs cache lookups, not model calls.
 
 from __future__ import annotations
 
-import json
 from collections import defaultdict
 from collections.abc import Iterator
 from typing import Any
 
-from apexmem_neo.ontology import Entity, Event, Evidence, Fact, Property, Session, Turn
+from apexmem_neo.ontology import Entity, Event, Evidence, Fact, Session, Turn
 from apexmem_neo.search import HybridSearch, SearchDocument
 from apexmem_neo.search.documents import (
     entity_document,
@@ -23,7 +22,14 @@ from apexmem_neo.search.documents import (
     property_document,
     turn_documents,
 )
-from apexmem_neo.store.columns import COLUMNS, PRIMARY_KEYS, entity_from_row, event_from_row
+from apexmem_neo.store.columns import (
+    COLUMNS,
+    PRIMARY_KEYS,
+    entity_from_row,
+    event_from_row,
+    fact_model_from_row,
+    property_from_row,
+)
 from apexmem_neo.tools.backend import QueryBackend, QueryLimits
 
 PAGE = 2000
@@ -48,35 +54,6 @@ def table_rows(backend: QueryBackend, table: str) -> Iterator[dict[str, Any]]:
         offset += PAGE
 
 
-def _fact(row: dict[str, Any]) -> Fact:
-    value = json.loads(row["value_json"])
-    enum = (str(value),) if row["dtype"] == "enum" else ()
-    return Fact(
-        entity_id=row["entity_id"],
-        property=row["property"],
-        dtype=row["dtype"],
-        enum_values=enum,
-        value=value,
-        t_from=row["t_from"],
-        t_to=row["t_to"],
-        confidence=row["confidence"],
-        event_id=row["event_id"],
-        evidence_id=row["evidence_id"],
-        recorded_at=row["recorded_at"],
-        fact_id=row["fact_id"],
-    )
-
-
-def _property(row: dict[str, Any]) -> Property:
-    return Property(
-        property_id=row["property_id"],
-        name=row["name"],
-        dtype=row["dtype"],
-        enum_values=tuple(json.loads(row["enum_values_json"] or "[]")),
-        description=row["description"] or "",
-    )
-
-
 def _conversation_documents(backend: QueryBackend) -> list[SearchDocument]:
     sessions = [
         Session(
@@ -95,7 +72,7 @@ def _conversation_documents(backend: QueryBackend) -> list[SearchDocument]:
 def _entity_documents(backend: QueryBackend) -> list[SearchDocument]:
     facts: dict[str, list[Fact]] = defaultdict(list)
     for row in table_rows(backend, "facts"):
-        facts[row["entity_id"]].append(_fact(row))
+        facts[row["entity_id"]].append(fact_model_from_row(row))
     entities: list[Entity] = [entity_from_row(r) for r in table_rows(backend, "entities")]
     return [entity_document(e, facts.get(e.entity_id, [])) for e in entities]
 
@@ -124,7 +101,7 @@ def graph_documents(backend: QueryBackend) -> list[SearchDocument]:
     events and uncited evidence), the same documents ``documents_from_batch`` makes."""
     docs = _conversation_documents(backend)
     docs += _entity_documents(backend)
-    docs += [property_document(_property(r)) for r in table_rows(backend, "properties")]
+    docs += [property_document(property_from_row(r)) for r in table_rows(backend, "properties")]
     docs += _event_documents(backend)
     return docs
 
