@@ -19,6 +19,7 @@ import typer
 from pydantic import BaseModel, Field
 
 from apexmem_neo.agent.toolset import build_tools
+from apexmem_neo.cli.common import DbOpt, StoreOpt
 from apexmem_neo.construction.loaders import TurnInput
 from apexmem_neo.ontology import GraphBatch
 from apexmem_neo.store.protocol import GraphStore
@@ -167,10 +168,8 @@ def mcp_command(
     http: Annotated[bool, typer.Option("--http", help="Streamable HTTP instead of stdio.")] = False,
     host: Annotated[str, typer.Option(help="HTTP host.")] = "127.0.0.1",
     port: Annotated[int, typer.Option(help="HTTP port.")] = 8765,
-    store: Annotated[str, typer.Option("--store", help="sqlite (default) or neo4j.")] = "sqlite",
-    db: Annotated[
-        Path | None, typer.Option("--db", help="SQLite file (default: as `apexmem ingest`).")
-    ] = None,
+    store: StoreOpt = "sqlite",
+    db: DbOpt = None,
     no_llm: Annotated[
         bool, typer.Option("--no-llm", help="Ingest stores plain turns only (no LM).")
     ] = False,

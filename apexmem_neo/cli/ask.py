@@ -13,8 +13,8 @@ from rich.table import Table
 
 from apexmem_neo.agent import TOOL_NAMES, AgentConfig, MemoryAgent, build_tools
 from apexmem_neo.agent.models import AgentResult, Mode, TraceStep
-from apexmem_neo.cli.common import console, fail, load_settings
-from apexmem_neo.cli.query import DbOpt, StoreOpt, open_memory
+from apexmem_neo.cli.common import DbOpt, StoreOpt, console, fail, load_settings
+from apexmem_neo.cli.query import open_memory
 from apexmem_neo.cli.search_index import DEFAULT_NAMESPACE, IndexNameOpt, open_search, warn_missing
 from apexmem_neo.llm import make_lm
 from apexmem_neo.settings import Settings

@@ -2,12 +2,20 @@
 
 from __future__ import annotations
 
-from typing import NoReturn
+from pathlib import Path
+from typing import Annotated, NoReturn
 
 import typer
 from rich.console import Console
 
 from apexmem_neo.settings import Settings
+
+# The store options every command that opens the memory takes (ask, query, schema, mcp...).
+StoreOpt = Annotated[str, typer.Option("--store", help="sqlite (default) or neo4j.")]
+DbOpt = Annotated[
+    Path | None,
+    typer.Option("--db", help="SQLite file (default APEXMEM_HOME/data/apexmem.sqlite)."),
+]
 
 console = Console()
 err_console = Console(stderr=True)

@@ -13,7 +13,7 @@ from typing import Annotated, Any
 
 import typer
 
-from apexmem_neo.cli.common import fail, load_settings
+from apexmem_neo.cli.common import DbOpt, StoreOpt, fail, load_settings
 from apexmem_neo.ontology import Entity
 from apexmem_neo.settings import Settings
 from apexmem_neo.store.protocol import GraphStore
@@ -22,12 +22,6 @@ from apexmem_neo.tools.backend import QueryBackend
 from apexmem_neo.tools.entity_lookup import lookup_entities
 from apexmem_neo.tools.graph_query import run_graph_query
 from apexmem_neo.tools.schema_viewer import view_schema
-
-StoreOpt = Annotated[str, typer.Option("--store", help="sqlite (default) or neo4j.")]
-DbOpt = Annotated[
-    Path | None,
-    typer.Option("--db", help="SQLite file (default APEXMEM_HOME/data/apexmem.sqlite)."),
-]
 
 
 def sqlite_path(db: Path | None, settings: Settings) -> Path:

@@ -16,8 +16,8 @@ from typing import Annotated, Any
 import typer
 
 from apexmem_neo.agent.memory_index import index_graph
-from apexmem_neo.cli.common import console, err_console, fail, load_settings
-from apexmem_neo.cli.query import DbOpt, StoreOpt, open_memory, sqlite_path
+from apexmem_neo.cli.common import DbOpt, StoreOpt, console, err_console, fail, load_settings
+from apexmem_neo.cli.query import open_memory, sqlite_path
 from apexmem_neo.search import HybridSearch
 from apexmem_neo.search.embedder import CachedEmbedder, SentenceTransformerEmbedder
 from apexmem_neo.settings import Settings
