@@ -3,6 +3,7 @@
 from apexmem_neo.agent.agent import MemoryAgent
 from apexmem_neo.agent.context import prefetch, quote_turns
 from apexmem_neo.agent.models import (
+    ALL_TOOL_NAMES,
     TOOL_NAMES,
     AgentConfig,
     AgentResult,
@@ -14,6 +15,7 @@ from apexmem_neo.agent.timewords import resolve_time_words
 from apexmem_neo.agent.toolset import build_tools
 
 __all__ = [
+    "ALL_TOOL_NAMES",
     "TOOL_NAMES",
     "AgentConfig",
     "AgentResult",

@@ -8,6 +8,10 @@ from pydantic import BaseModel, Field
 
 Mode = Literal["fast", "react", "auto"]
 TOOL_NAMES: tuple[str, ...] = ("SchemaViewer", "EntityLookup", "GraphQuery", "Search")
+"""The paper's four tools: the default set."""
+OPTIONAL_TOOL_NAMES: tuple[str, ...] = ("Timeline",)
+"""Beyond the paper, for ablations: Timeline(entity, property, as_of)."""
+ALL_TOOL_NAMES: tuple[str, ...] = TOOL_NAMES + OPTIONAL_TOOL_NAMES
 
 
 class AgentConfig(BaseModel):

@@ -1,11 +1,12 @@
-"""The agent's tool set: SchemaViewer, EntityLookup, GraphQuery and Search, by name."""
+"""The agent's tool set by name: SchemaViewer, EntityLookup, GraphQuery, Search (the paper's
+four) and the optional Timeline."""
 
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable
 from typing import Any
 
-from apexmem_neo.agent.models import TOOL_NAMES
+from apexmem_neo.agent.models import ALL_TOOL_NAMES, TOOL_NAMES
 from apexmem_neo.errors import ApexMemError
 from apexmem_neo.store.protocol import GraphStore
 from apexmem_neo.tools.backend import Language, QueryBackend, QueryLimits
@@ -13,6 +14,7 @@ from apexmem_neo.tools.entity_lookup import Searcher, entity_lookup_tool
 from apexmem_neo.tools.graph_query import GRAPH_QUERY_DOC, graph_query_tool, run_graph_query
 from apexmem_neo.tools.schema_viewer import schema_viewer_tool
 from apexmem_neo.tools.search_tool import search_tool
+from apexmem_neo.tools.timeline import timeline_tool
 
 Tool = Callable[..., str]
 
@@ -30,13 +32,15 @@ def build_tools(
     SchemaViewer and GraphQuery a query backend); an unknown name raises ``ApexMemError``.
     ``language`` sets GraphQuery's default language (default: the backend's native one)."""
     wanted = list(dict.fromkeys(names))
-    unknown = [n for n in wanted if n not in TOOL_NAMES]
+    unknown = [n for n in wanted if n not in ALL_TOOL_NAMES]
     if unknown:
-        raise ApexMemError(f"unknown tool(s) {unknown}; choose from {list(TOOL_NAMES)}")
+        raise ApexMemError(f"unknown tool(s) {unknown}; choose from {list(ALL_TOOL_NAMES)}")
     tools: dict[str, Tool] = {}
     for name in wanted:
         if name == "EntityLookup":
             tools[name] = entity_lookup_tool(store, searcher, max_facts)
+        elif name == "Timeline":
+            tools[name] = timeline_tool(store, searcher, max_facts)
         elif name == "Search" and searcher is not None:
             tools[name] = search_tool(searcher)
         elif name == "GraphQuery" and backend is not None:

@@ -11,7 +11,7 @@ from typing import Annotated
 import typer
 from rich.table import Table
 
-from apexmem_neo.agent import TOOL_NAMES, AgentConfig, MemoryAgent, build_tools
+from apexmem_neo.agent import ALL_TOOL_NAMES, TOOL_NAMES, AgentConfig, MemoryAgent, build_tools
 from apexmem_neo.agent.models import AgentResult, Mode, TraceStep
 from apexmem_neo.cli.common import DbOpt, StoreOpt, console, fail, load_settings
 from apexmem_neo.cli.query import open_memory
@@ -113,7 +113,8 @@ def ask(
         str, typer.Option("--mode", help="fast | react | auto (default: the agent's default).")
     ] = AgentConfig().mode,
     tools: Annotated[
-        str, typer.Option(help="Comma-separated tool names for the ReAct loop.")
+        str,
+        typer.Option(help="Comma-separated tool names for the ReAct loop (Timeline: optional)."),
     ] = ",".join(TOOL_NAMES),
     max_tool_calls: Annotated[int, typer.Option(help="Tool-call budget of the loop.")] = 40,
     max_iters: Annotated[int, typer.Option(help="Loop steps (keep small for local models).")] = 6,
@@ -125,9 +126,9 @@ def ask(
     if store not in ("sqlite", "neo4j"):
         fail(f"--store must be sqlite or neo4j, not {store!r}")
     names = tuple(t.strip() for t in tools.split(",") if t.strip())
-    unknown = [n for n in names if n not in TOOL_NAMES]
+    unknown = [n for n in names if n not in ALL_TOOL_NAMES]
     if unknown:
-        fail(f"unknown tool(s) {unknown}; choose from {list(TOOL_NAMES)}")
+        fail(f"unknown tool(s) {unknown}; choose from {list(ALL_TOOL_NAMES)}")
     chosen: Mode = mode  # type: ignore[assignment]
     language: Language | None = lang or None  # type: ignore[assignment]
     config = AgentConfig(

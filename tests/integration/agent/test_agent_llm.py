@@ -50,3 +50,32 @@ def test_fast_path_when_it_changed(agent: MemoryAgent) -> None:
     answer = res.answer.lower()
     assert "2024-03-20" in answer or "march 20" in answer, res.answer
     assert TURN_2 in [e.turn_id for e in res.evidence] or not res.evidence
+
+
+@pytest.mark.timeout(3000)
+def test_react_loop_runs_tools_and_returns_a_traced_answer(
+    lm_api_base: str, tmp_path: Path
+) -> None:
+    # The loop on its own (mode react), two steps at most, EntityLookup and the optional
+    # Timeline tool: the small model must pick a tool with arguments the schema enforces,
+    # and the result must carry an answer, evidence that names real turns, and a trace.
+    path = tmp_path / "alice.sqlite"
+    store: SQLiteGraphStore = alice_store(path)
+    backend = SQLiteQueryBackend(path)
+    names = ("EntityLookup", "Timeline")
+    config = CONFIG.model_copy(update={"mode": "react", "max_iters": 2, "tools": names})
+    lm = make_lm(MODEL, lm_api_base, "local", max_tokens=200, timeout=1500)
+    agent = MemoryAgent(lm, store, build_tools(store, backend, names=names), backend, None, config)
+    try:
+        res = agent.ask("What was Alice's favourite restaurant on 2024-02-01?", "2024-04-01")
+    finally:
+        store.close()
+    assert res.error is None, res.error
+    assert res.mode == "react" and res.answer.strip()
+    assert res.time_hints == ['"2024-02-01" = 2024-02-01']
+    react = [s for s in res.trace if s.phase == "react"]
+    assert react and all(s.tool in (*names, "finish") for s in react)
+    assert res.tool_calls == sum(1 for s in react if s.tool in names) >= 1
+    assert res.trace[-1].phase == "extract" and all(s.seconds >= 0 for s in res.trace)
+    assert res.tokens["total_tokens"] > 0 and res.llm_calls == len(react) + 1
+    assert all(e.turn_id.startswith("alice_turn_") for e in res.evidence)
