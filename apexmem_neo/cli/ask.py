@@ -12,7 +12,7 @@ import typer
 from rich.table import Table
 
 from apexmem_neo.agent import ALL_TOOL_NAMES, TOOL_NAMES, AgentConfig, MemoryAgent, build_tools
-from apexmem_neo.agent.models import AgentResult, Mode, TraceStep
+from apexmem_neo.agent.models import AgentResult, Mode, TraceStep, max_iters_for
 from apexmem_neo.cli.common import DbOpt, StoreOpt, console, fail, load_settings
 from apexmem_neo.cli.query import open_memory
 from apexmem_neo.cli.search_index import DEFAULT_NAMESPACE, IndexNameOpt, open_search, warn_missing
@@ -117,7 +117,10 @@ def ask(
         typer.Option(help="Comma-separated tool names for the ReAct loop (Timeline: optional)."),
     ] = ",".join(TOOL_NAMES),
     max_tool_calls: Annotated[int, typer.Option(help="Tool-call budget of the loop.")] = 40,
-    max_iters: Annotated[int, typer.Option(help="Loop steps (keep small for local models).")] = 6,
+    max_iters: Annotated[
+        int | None,
+        typer.Option(help="Loop steps (default: 4 for a model served locally, 12 otherwise)."),
+    ] = None,
     index_name: IndexNameOpt = DEFAULT_NAMESPACE,
 ) -> None:
     """Answer a question from the memory graph with the agent."""
@@ -131,10 +134,13 @@ def ask(
         fail(f"unknown tool(s) {unknown}; choose from {list(ALL_TOOL_NAMES)}")
     chosen: Mode = mode  # type: ignore[assignment]
     language: Language | None = lang or None  # type: ignore[assignment]
-    config = AgentConfig(
-        mode=chosen, tools=names, max_tool_calls=max_tool_calls, max_iters=max_iters
-    )
     settings = load_settings()
+    config = AgentConfig(
+        mode=chosen,
+        tools=names,
+        max_tool_calls=max_tool_calls,
+        max_iters=max_iters or max_iters_for(settings.lm_api_base),
+    )
     result = run_agent(question, date, store, db, settings, config, language, index_name)
     print_result(result)
     if show_trace:

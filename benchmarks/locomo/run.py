@@ -79,7 +79,7 @@ def _args(argv: list[str] | None) -> argparse.Namespace:
     p.add_argument("--judge-model", default=None, help="default: --model")
     p.add_argument("--judge-api-base", default=None)
     p.add_argument("--mode", choices=("fast", "react", "auto"), default="auto")
-    p.add_argument("--max-iters", type=int, default=6)
+    p.add_argument("--max-iters", type=int, default=AgentConfig().max_iters)
     p.add_argument("--rag-k", type=int, default=10)
     p.add_argument("--context-tokens", type=int, default=8192, help="full-context model window")
     p.add_argument("--tag", default="", help="suffix of the output files")

@@ -67,7 +67,7 @@ def _args(argv: list[str] | None) -> argparse.Namespace:
     )
     p.add_argument("--judge-api-base", default=None)
     p.add_argument("--mode", choices=("fast", "react", "auto"), default="auto")
-    p.add_argument("--max-iters", type=int, default=6)
+    p.add_argument("--max-iters", type=int, default=AgentConfig().max_iters)
     p.add_argument("--tag", default="")
     p.add_argument("--out-dir", type=Path, default=RESULTS)
     return p.parse_args(argv)

@@ -167,3 +167,12 @@ def test_build_tools_by_name(store: SQLiteGraphStore, backend: SQLiteQueryBacken
     assert list(build_tools(store, backend, names=["GraphQuery"])) == ["GraphQuery"]
     with pytest.raises(ApexMemError, match="unknown tool"):
         build_tools(store, names=["Shell"])
+
+
+def test_loop_budget_is_small_for_a_model_served_here() -> None:
+    from apexmem_neo.agent.models import AgentConfig, max_iters_for
+
+    assert max_iters_for("http://127.0.0.1:8080/v1") == 4 == AgentConfig().max_iters
+    assert max_iters_for("http://localhost:11434") == 4
+    assert max_iters_for("https://api.openai.com/v1") == 12
+    assert max_iters_for(None) == 12
