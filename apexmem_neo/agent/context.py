@@ -85,7 +85,8 @@ def computed_for_question(
 ) -> list[str]:
     """What the temporal operators answer for the property most relevant to the question:
     its value at each time the question names, the value before any value the question
-    mentions ("before Google"), how often it changed, and (with no time asked) its value now.
+    mentions ("before Google"), when a value it mentions began ("when did ... move to
+    Seattle"), how often it changed, and (with no time asked) its value now.
     Small models copy such lines far more reliably than they read a timeline."""
     scores = _relevance(view, question)
     if not scores or max(scores.values()) == 0:
@@ -108,6 +109,13 @@ def computed_for_question(
                     f"{name} before {_value(change.new_value)}: {_value(change.old_value)} "
                     f"(until {change.changed_at[:10]})"
                 )
+    if "when" in asked:  # "when did X become Y": the date each mentioned value began
+        previous = None
+        for fact in history:
+            mentioned = _words(str(fact.value))
+            if fact.value_json != previous and mentioned and mentioned <= asked:
+                lines.append(f"{name} became {_value(fact.value)} on {fact.t_from[:10]}")
+            previous = fact.value_json
     if not lines and history and "when" not in asked:  # nothing asked about the past
         lines.append(f"{name} now: {_value(history[-1].value)} (since {history[-1].t_from[:10]})")
     said = "; ".join(

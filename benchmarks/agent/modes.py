@@ -1,6 +1,7 @@
 """Fast path vs ReAct vs auto on the toy temporal memory, through the configured LM.
 
     python -m benchmarks.agent.modes [--modes fast,react] [--questions 0,3,6] [--max-iters 6]
+    python -m benchmarks.agent.modes --memory heldout --modes fast --out .../agent_heldout.json
 
 The memory is the Alice sample with gold facts (``benchmarks.agent.toy``), so only
 answering is measured: a SQLite store and the embedded search index (the CLI's default
@@ -31,12 +32,14 @@ from rich.table import Table
 from apexmem_neo.agent import AgentConfig, MemoryAgent, build_tools
 from apexmem_neo.agent.models import Mode
 from apexmem_neo.llm import make_lm
+from apexmem_neo.ontology import GraphBatch
 from apexmem_neo.search import HybridSearch, documents_from_batch
 from apexmem_neo.search.backends.embedded import EmbeddedIndex
 from apexmem_neo.search.embedder import CachedEmbedder, SentenceTransformerEmbedder
 from apexmem_neo.settings import Settings
 from apexmem_neo.store.sqlite import SQLiteGraphStore
 from apexmem_neo.tools import SQLiteQueryBackend
+from benchmarks.agent.heldout import heldout_memory
 from benchmarks.agent.toy import QUESTIONS, Question, toy_batch
 
 RESULTS = Path(__file__).resolve().parents[1] / "results"
@@ -120,17 +123,20 @@ def _log(r: dict[str, Any]) -> None:
     console.print(line, highlight=False)
 
 
-def _agent(folder: Path, settings: Settings, config: AgentConfig) -> MemoryAgent:
-    batch = toy_batch()
+def _agent(
+    folder: Path, settings: Settings, config: AgentConfig, batches: list[GraphBatch]
+) -> MemoryAgent:
     store = SQLiteGraphStore(folder / "toy.sqlite")
     store.init_schema()
-    store.write(batch)
+    for batch in batches:
+        store.write(batch)
     embedder = CachedEmbedder(
         SentenceTransformerEmbedder(settings.embed_model), settings.embed_cache
     )
     search = HybridSearch(EmbeddedIndex(folder / "toy.search.sqlite"), embedder)
     search.create()
-    search.index_documents(documents_from_batch(batch))
+    for batch in batches:
+        search.index_documents(documents_from_batch(batch))
     backend = SQLiteQueryBackend(folder / "toy.sqlite")
     lm = make_lm(
         settings.lm, settings.lm_api_base, settings.lm_api_key, max_tokens=512, timeout=1500
@@ -145,6 +151,14 @@ def main() -> None:
         "--modes", default="fast,react", help="auto is derived from fast and react unless named"
     )
     parser.add_argument("--questions", default="", help="comma-separated question numbers")
+    parser.add_argument(
+        "--memory",
+        choices=("toy", "heldout"),
+        default="toy",
+        help="toy: the Alice sample; heldout: generated conversations never tuned on",
+    )
+    parser.add_argument("--conversations", type=int, default=4, help="heldout: how many")
+    parser.add_argument("--seed", type=int, default=11, help="heldout: generator seed")
     parser.add_argument("--max-iters", type=int, default=AgentConfig().max_iters)
     parser.add_argument("--out", type=Path, default=RESULTS / "agent_modes.json")
     args = parser.parse_args()
@@ -153,8 +167,12 @@ def main() -> None:
         parser.error(f"--modes takes fast, react, auto; not {args.modes!r}")
     settings = Settings()
     config = AgentConfig(max_iters=args.max_iters)
+    if args.memory == "toy":
+        batches, pool = [toy_batch()], list(QUESTIONS)
+    else:
+        batches, pool = heldout_memory(args.conversations, args.seed)
     picked = [int(i) for i in args.questions.split(",") if i.strip()]
-    questions = [QUESTIONS[i] for i in picked] if picked else list(QUESTIONS)
+    questions = [pool[i] for i in picked] if picked else pool
     shown = modes + (["auto"] if "auto" not in modes and {"fast", "react"} <= set(modes) else [])
     rows: list[dict[str, Any]] = []
     started, load_before = time.time(), os.getloadavg()
@@ -163,6 +181,7 @@ def main() -> None:
         summary = _summary(rows, shown)
         payload = {
             "lm": settings.lm,
+            "memory": args.memory if args.memory == "toy" else f"heldout seed {args.seed}",
             "config": config.model_dump(),
             "questions": len(questions),
             "load_avg_before": load_before,
@@ -177,7 +196,7 @@ def main() -> None:
         return summary
 
     with tempfile.TemporaryDirectory() as tmp:
-        agent = _agent(Path(tmp), settings, config)
+        agent = _agent(Path(tmp), settings, config, batches)
         for q in questions:  # modes interleaved: a cut run still compares them on each question
             done = {mode: _run_one(agent, q, mode) for mode in modes}
             if "auto" not in done and {"fast", "react"} <= set(done):

@@ -12,7 +12,7 @@ from typing import Final
 
 from pydantic import BaseModel
 
-from apexmem_neo.construction.loaders import load_turns
+from apexmem_neo.construction.loaders import TurnInput, load_turns
 from apexmem_neo.ontology import (
     Entity,
     Event,
@@ -74,17 +74,27 @@ QUESTIONS: Final[tuple[Question, ...]] = (
 
 def toy_batch() -> GraphBatch:
     """The Alice sample as a graph batch with the gold facts."""
-    turns = load_turns(sample_path(), "jsonl")
-    alice = Entity(name="Alice", entity_type="Person", role="Speaker")
+    return gold_batch(load_turns(sample_path(), "jsonl"), "Alice", GOLD_FACTS, "2024-07-01")
+
+
+def gold_batch(
+    turns: list[TurnInput],
+    person: str,
+    gold: dict[str, list[tuple[str, str]]],
+    recorded_at: str,
+) -> GraphBatch:
+    """Turns with one event each (its evidence the whole turn) and the gold facts of
+    ``gold[turn.source_key]`` about ``person``, valid from the turn's anchor time."""
+    subject = Entity(name=person, entity_type="Person", role="Speaker")
     batch = GraphBatch(
         sessions=list({t.session_id: t.session() for t in turns}.values()),
         turns=[t.turn() for t in turns],
-        entities=[alice],
+        entities=[subject],
         properties=[
             Property(name=p, dtype="str")
-            for p in sorted({p for fs in GOLD_FACTS.values() for p, _ in fs})
+            for p in sorted({p for fs in gold.values() for p, _ in fs})
         ],
-        recorded_at="2024-07-01T00:00:00",
+        recorded_at=recorded_at,
     )
     for item in turns:
         turn = item.turn()
@@ -94,12 +104,12 @@ def toy_batch() -> GraphBatch:
         batch.evidence.append(evidence)
         batch.events.append(event)
         batch.participants.append(
-            EventParticipant(event_id=event.event_id, entity_id=alice.entity_id, role="Agent")
+            EventParticipant(event_id=event.event_id, entity_id=subject.entity_id, role="Agent")
         )
-        for prop, value in GOLD_FACTS[item.source_key]:
+        for prop, value in gold.get(item.source_key, []):
             batch.facts.append(
                 Fact(
-                    entity_id=alice.entity_id,
+                    entity_id=subject.entity_id,
                     property=prop,
                     dtype="str",
                     value=value,

@@ -72,4 +72,6 @@ def test_computed_lines_answer_as_of_before_and_count(store: SQLiteGraphStore) -
     ]
     when = computed_for_question(view, "When did her favourite restaurant change?", [])
     assert when == [count[1]]  # a when-question gets the change, not the value now
+    became = computed_for_question(view, "When did Sakura Sushi become her favourite?", [])
+    assert became[0] == "Alice's favourite_restaurant became Sakura Sushi on 2024-03-20"
     assert computed_for_question(view, "What is the weather?", []) == []  # nothing relevant
