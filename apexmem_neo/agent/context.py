@@ -40,7 +40,10 @@ def _words(text: str) -> set[str]:
 def rank_properties(view: EntityView, question: str) -> list[str]:
     """The entity's properties, those sharing words with the question (in the property's
     name or any of its values) first; ties keep name order."""
-    scores = _relevance(view, question)
+    return _by_score(_relevance(view, question))
+
+
+def _by_score(scores: dict[str, int]) -> list[str]:
     return sorted(scores, key=lambda p: (-scores[p], p))
 
 
@@ -91,7 +94,7 @@ def computed_for_question(
     scores = _relevance(view, question)
     if not scores or max(scores.values()) == 0:
         return []
-    prop = rank_properties(view, question)[0]
+    prop = _by_score(scores)[0]
     name = f"{view.entity.name}'s {prop}"
     history = sorted((f for f in view.facts if f.property == prop), key=fact_order_key)
     lines: list[str] = []

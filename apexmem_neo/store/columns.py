@@ -235,21 +235,9 @@ def fact_from_row(row: Mapping[str, Any]) -> FactRecord:
 def fact_model_from_row(row: Mapping[str, Any]) -> Fact:
     """The ontology ``Fact`` (validated again) for code that builds documents or batches;
     ``fact_from_row`` gives the lighter read-side ``FactRecord``."""
-    value = json.loads(row["value_json"])
-    return Fact(
-        entity_id=row["entity_id"],
-        property=row["property"],
-        dtype=row["dtype"],
-        enum_values=(str(value),) if row["dtype"] == "enum" else (),
-        value=value,
-        t_from=row["t_from"],
-        t_to=row["t_to"],
-        confidence=row["confidence"],
-        event_id=row["event_id"],
-        evidence_id=row["evidence_id"],
-        recorded_at=row["recorded_at"],
-        fact_id=row["fact_id"],
-    )
+    record = fact_from_row(row)
+    enum = (str(record.value),) if record.dtype == "enum" else ()
+    return Fact(**record.model_dump(exclude={"value_json"}), enum_values=enum)
 
 
 def property_from_row(row: Mapping[str, Any]) -> Property:
