@@ -12,6 +12,12 @@ def default_home() -> Path:
     return Path.home() / ".apexmem"
 
 
+def default_models_dir() -> Path:
+    """Unpacked embedding models: a machine-wide cache, apart from APEXMEM_HOME so every
+    memory home (and every test's) shares one copy."""
+    return Path.home() / ".cache" / "apexmem" / "models"
+
+
 class Settings(BaseSettings):
     """Configuration at the edges: service addresses, the LM, and where caches and state live."""
 
@@ -23,8 +29,10 @@ class Settings(BaseSettings):
     lm: str = Field(default="openai/qwen2.5-coder-1.5b-instruct", alias="APEXMEM_LM")
     lm_api_base: str = Field(default="http://127.0.0.1:8080/v1", alias="APEXMEM_LM_API_BASE")
     lm_api_key: str = Field(default="local", alias="APEXMEM_LM_API_KEY")
-    embed_model: str = Field(default="all-MiniLM-L6-v2", alias="APEXMEM_EMBED_MODEL")
+    # The search's default model (search.embedder.DEFAULT_MODEL; a test keeps the two equal).
+    embed_model: str = Field(default="all-mpnet-base-v2", alias="APEXMEM_EMBED_MODEL")
     embed_cache_path: Path | None = Field(default=None, alias="APEXMEM_EMBED_CACHE")
+    models_dir: Path = Field(default_factory=default_models_dir, alias="APEXMEM_MODELS_DIR")
 
     @property
     def cache_dir(self) -> Path:

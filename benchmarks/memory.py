@@ -61,7 +61,10 @@ def resolve_lm(model: str | None, api_base: str | None, max_tokens: int) -> tupl
 
 
 def _embedder(settings: Settings) -> CachedEmbedder:
-    return CachedEmbedder(SentenceTransformerEmbedder(settings.embed_model), settings.embed_cache)
+    return CachedEmbedder(
+        SentenceTransformerEmbedder(settings.embed_model, models_dir=settings.models_dir),
+        settings.embed_cache,
+    )
 
 
 @contextmanager

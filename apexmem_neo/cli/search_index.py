@@ -43,7 +43,10 @@ def where(store: str, db: Path | None, settings: Settings, namespace: str) -> st
 
 
 def make_embedder(settings: Settings) -> CachedEmbedder:
-    return CachedEmbedder(SentenceTransformerEmbedder(settings.embed_model), settings.embed_cache)
+    return CachedEmbedder(
+        SentenceTransformerEmbedder(settings.embed_model, models_dir=settings.models_dir),
+        settings.embed_cache,
+    )
 
 
 @contextmanager

@@ -35,6 +35,10 @@ class DocKind(StrEnum):
 
 ALL_KINDS: tuple[DocKind, ...] = tuple(DocKind)
 
+DEFAULT_WINDOW = 2
+"""Turns on each side that a turn's context holds. Two instead of one raised hybrid R@10 on
+the LOCOMO dev conversations from 0.757 to 0.782 with MiniLM; three added about 0.003."""
+
 
 class SearchDocument(BaseModel):
     """One indexed document. ``doc_id`` is ``"<kind>:<graph_id>"``, so re-indexing replaces."""
@@ -84,7 +88,7 @@ def turn_documents(
     turns: Sequence[Turn],
     sessions: Iterable[Session] = (),
     captions: Mapping[str, str] | None = None,
-    window: int = 1,
+    window: int = DEFAULT_WINDOW,
     after: int | None = None,
 ) -> list[SearchDocument]:
     """One document per turn; the context holds ``window`` turns before it and ``after``
@@ -182,7 +186,7 @@ def evidence_document(evidence: Evidence, anchor: str | None = None) -> SearchDo
     )
 
 
-def documents_from_batch(batch: GraphBatch, window: int = 1) -> list[SearchDocument]:
+def documents_from_batch(batch: GraphBatch, window: int = DEFAULT_WINDOW) -> list[SearchDocument]:
     """Every search document a graph batch yields: turns, entities, properties, events, evidence.
 
     Events embed the text of the evidence they cite; evidence that no event cites gets its own

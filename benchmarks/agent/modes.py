@@ -131,7 +131,8 @@ def _agent(
     for batch in batches:
         store.write(batch)
     embedder = CachedEmbedder(
-        SentenceTransformerEmbedder(settings.embed_model), settings.embed_cache
+        SentenceTransformerEmbedder(settings.embed_model, models_dir=settings.models_dir),
+        settings.embed_cache,
     )
     search = HybridSearch(EmbeddedIndex(folder / "toy.search.sqlite"), embedder)
     search.create()

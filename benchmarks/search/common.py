@@ -13,12 +13,13 @@ from apexmem_neo.search.protocol import SearchIndex
 from apexmem_neo.settings import Settings
 
 RESULTS = Path(__file__).resolve().parents[1] / "results"
-CACHE = Settings().embed_cache  # APEXMEM_EMBED_CACHE, else APEXMEM_HOME/cache/embeddings.db
+SETTINGS = Settings()
+CACHE = SETTINGS.embed_cache  # APEXMEM_EMBED_CACHE, else APEXMEM_HOME/cache/embeddings.db
 BACKENDS = ("embedded", "elasticsearch", "neo4j")
 
 
 def embedder(model: str = DEFAULT_MODEL) -> CachedEmbedder:
-    return CachedEmbedder(SentenceTransformerEmbedder(model), CACHE)
+    return CachedEmbedder(SentenceTransformerEmbedder(model, models_dir=SETTINGS.models_dir), CACHE)
 
 
 def make_index(

@@ -10,7 +10,7 @@ from pathlib import Path
 from typing import Any
 
 from apexmem_neo.ontology import Session, Turn
-from apexmem_neo.search.documents import SearchDocument, turn_documents
+from apexmem_neo.search.documents import DEFAULT_WINDOW, SearchDocument, turn_documents
 
 DEFAULT_DATA = Path(__file__).resolve().parents[2] / ".." / "shared/data/locomo/locomo_dev5.json"
 _DIA = re.compile(r"D\d+:\d+")
@@ -39,7 +39,7 @@ def parse_locomo_time(raw: str) -> str:
     return stamp.strftime("%Y-%m-%dT%H:%M:%S")
 
 
-def load(path: Path, window: int = 1, after: int | None = None) -> list[Conversation]:
+def load(path: Path, window: int = DEFAULT_WINDOW, after: int | None = None) -> list[Conversation]:
     """Every conversation of the file, with documents built by ``turn_documents``."""
     samples: list[dict[str, Any]] = json.loads(path.read_text())
     return [_conversation(sample, window, after) for sample in samples]

@@ -18,7 +18,7 @@ from rich.console import Console
 from rich.table import Table
 
 from apexmem_neo.search.config import preset
-from apexmem_neo.search.documents import DocKind
+from apexmem_neo.search.documents import DEFAULT_WINDOW, DocKind
 from apexmem_neo.search.engine import HybridSearch
 from apexmem_neo.search.protocol import Embedder, SearchFilters, SearchIndex
 from benchmarks.search import common, locomo
@@ -93,7 +93,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--backends", nargs="+", default=list(common.BACKENDS))
     parser.add_argument("--presets", nargs="+", default=["bm25_only", "dense_only", "hybrid"])
     parser.add_argument("--model", default="all-MiniLM-L6-v2")
-    parser.add_argument("--window", type=int, default=1)
+    parser.add_argument("--window", type=int, default=DEFAULT_WINDOW)
     parser.add_argument("--es-url", default="http://127.0.0.1:9200")
     parser.add_argument("--neo4j-uri", default="bolt://127.0.0.1:7687")
     args = parser.parse_args(argv)

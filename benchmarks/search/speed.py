@@ -24,13 +24,14 @@ from rich.table import Table
 
 from apexmem_neo.search.config import preset
 from apexmem_neo.search.documents import DocKind, SearchDocument
+from apexmem_neo.search.embedder import DEFAULT_MODEL
 from apexmem_neo.search.engine import HybridSearch
 from apexmem_neo.search.protocol import IndexedDocument
 from apexmem_neo.search.text import analyzed_string
 from apexmem_neo.testing import HashingEmbedder
 from benchmarks.search import common
 
-DIMS = 384
+DIMS = 768  # the default model's (all-mpnet-base-v2)
 KIND_MIX = [DocKind.TURN] * 7 + [DocKind.ENTITY, DocKind.PROPERTY, DocKind.EVENT]
 
 
@@ -113,11 +114,11 @@ def measure(backend: str, size: int, args: argparse.Namespace) -> dict[str, floa
     }
 
 
-def model_speed(n: int = 256) -> dict[str, float]:
+def model_speed(name: str, n: int = 256) -> dict[str, float]:
     """The embedder's own cost: documents/s on LOCOMO-like sentences, query embedding ms."""
     from apexmem_neo.search.embedder import SentenceTransformerEmbedder
 
-    model = SentenceTransformerEmbedder()
+    model = SentenceTransformerEmbedder(name, models_dir=common.SETTINGS.models_dir)
     model.embed(["warm up"])
     texts = [
         f"Caroline: I went to the support group number {i} and it was so powerful."
@@ -141,6 +142,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--preset", default="hybrid")
     parser.add_argument("--queries", type=int, default=100)
     parser.add_argument("--no-model", action="store_true", help="skip the model's own speed")
+    parser.add_argument("--model", default=DEFAULT_MODEL, help="the embedding model to time")
     parser.add_argument("--es-url", default="http://127.0.0.1:9200")
     parser.add_argument("--neo4j-uri", default="bolt://127.0.0.1:7687")
     args = parser.parse_args(argv)
@@ -150,7 +152,7 @@ def main(argv: list[str] | None = None) -> int:
             row = {"backend": backend, **measure(backend, size, args)}
             print(row)
             rows.append(row)
-    model = {} if args.no_model else model_speed()
+    model = {} if args.no_model else model_speed(args.model)
     out = Table(title=f"Search speed (preset {args.preset}, search(query, k=10): 4 groups)")
     columns = ("backend", "docs", "index docs/s", "query p50 ms", "query p95 ms", "first query ms")
     for col in columns:
@@ -169,14 +171,19 @@ def main(argv: list[str] | None = None) -> int:
     print(f"load average (1, 5, 15 min) at the end: {load}")
     if model:
         print(
-            f"model all-MiniLM-L6-v2: {model['embed_docs_per_s']:.0f} docs/s, "
+            f"model {args.model}: {model['embed_docs_per_s']:.0f} docs/s, "
             f"query embedding p50 {model['query_embed_p50_ms']:.1f} ms"
         )
     print(
         "wrote",
         common.write_json(
             f"search_speed_{'_'.join(args.backends)}.json",
-            {"preset": args.preset, "rows": rows, "model": model, "load_avg": os.getloadavg()},
+            {
+                "preset": args.preset,
+                "rows": rows,
+                "model": {"name": args.model, **model},
+                "load_avg": os.getloadavg(),
+            },
         ),
     )
     return 0

@@ -13,6 +13,7 @@ from apexmem_neo.ontology import (
     Turn,
 )
 from apexmem_neo.search.documents import (
+    DEFAULT_WINDOW,
     DocKind,
     documents_from_batch,
     entity_document,
@@ -49,6 +50,15 @@ def test_turn_windows_stay_inside_their_session() -> None:
     assert docs[turns[3].turn_id].context == "Ann: line 0 Bob: line 1"
     assert first.conversation_id == "c" and first.kind is DocKind.TURN
     assert first.doc_id == f"turn:{turns[0].turn_id}"
+
+
+def test_default_window_is_two_turns_each_side() -> None:
+    s = Session(conversation_id="c", seq=1, started_at="2023-05-08T13:56:00")
+    docs = turn_documents(_turns(s, 6), [s])
+    assert docs[2].context == " ".join(
+        f"{'Ann' if i % 2 == 0 else 'Bob'}: line {i}" for i in range(5)
+    )
+    assert DEFAULT_WINDOW == 2
 
 
 def test_window_zero_is_the_turn_alone() -> None:

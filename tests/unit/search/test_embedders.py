@@ -1,4 +1,4 @@
-"""Embedders: the hashing fake, the on-disk cache, and the real MiniLM (packaged, offline)."""
+"""Embedders: the hashing fake, the on-disk cache, the real MiniLM and mpnet (packaged, offline)."""
 
 from __future__ import annotations
 
@@ -7,7 +7,16 @@ from pathlib import Path
 
 import pytest
 
-from apexmem_neo.search.embedder import CachedEmbedder, SentenceTransformerEmbedder, resolve_model
+from apexmem_neo.search.embedder import DEFAULT_MODEL, CachedEmbedder, SentenceTransformerEmbedder
+from apexmem_neo.search.packaged_models import (
+    MINILM,
+    MPNET,
+    EmbedderError,
+    SplitZipModel,
+    resolve_model,
+    unpack,
+)
+from apexmem_neo.settings import Settings
 from apexmem_neo.testing import HashingEmbedder, UnknownInputError
 
 
@@ -46,14 +55,18 @@ def test_cache_calls_the_model_once_per_text(tmp_path: Path) -> None:
     other_model.close()
 
 
+def test_settings_default_model_is_the_search_default() -> None:
+    assert Settings().embed_model == DEFAULT_MODEL == MPNET.name
+
+
 def test_unknown_model_name_is_passed_through() -> None:
-    assert resolve_model("/models/bge-small") == "/models/bge-small"
-    assert Path(resolve_model("all-MiniLM-L6-v2")).exists()
+    assert resolve_model("/models/bge-small", Path("/unused")) == "/models/bge-small"
+    assert Path(resolve_model("all-MiniLM-L6-v2", Path("/unused"))).exists()
 
 
 @pytest.fixture(scope="module")
 def minilm() -> SentenceTransformerEmbedder:
-    return SentenceTransformerEmbedder()
+    return SentenceTransformerEmbedder(MINILM)
 
 
 def test_minilm_embeds_offline(minilm: SentenceTransformerEmbedder) -> None:
@@ -73,3 +86,33 @@ def test_minilm_truncates_to_its_window(minilm: SentenceTransformerEmbedder) -> 
     long = "word " * 1000
     assert minilm.count_tokens(long) > 256
     assert minilm.count_tokens(minilm.truncate(long)) <= 256
+
+
+def test_split_model_without_its_packages_names_them(tmp_path: Path) -> None:
+    model = SplitZipModel("toy-model", ("apexmem-no-such-part-001",), zip_sha256="0" * 64)
+    with pytest.raises(EmbedderError, match="apexmem-no-such-part-001.*APEXMEM_EMBED_MODEL"):
+        unpack(model, tmp_path)
+    assert list(tmp_path.iterdir()) == []
+
+
+def test_split_model_with_wrong_checksum_leaves_nothing(tmp_path: Path) -> None:
+    corrupt = SplitZipModel(MPNET.name, MPNET.distributions, zip_sha256="0" * 64)
+    with pytest.raises(EmbedderError, match="sha256"):
+        unpack(corrupt, tmp_path)
+    assert list(tmp_path.iterdir()) == []
+
+
+def test_mpnet_unpacks_from_its_pypi_pieces_and_embeds(tmp_path: Path) -> None:
+    path = Path(resolve_model("sentence-transformers/all-mpnet-base-v2", tmp_path))
+    assert path == tmp_path / "all-mpnet-base-v2" and (path / "model.safetensors").exists()
+    assert resolve_model("all-mpnet-base-v2", tmp_path) == str(path)  # unpacked once
+    mpnet = SentenceTransformerEmbedder("all-mpnet-base-v2", models_dir=tmp_path)
+    assert mpnet.dimensions == 768
+    query, near, far = mpnet.embed(
+        [
+            "When did Caroline go to the support group?",
+            "Caroline: I went to an LGBTQ support group yesterday.",
+            "Melanie: We went camping with the kids.",
+        ]
+    )
+    assert cos(query, near) > cos(query, far)
