@@ -19,6 +19,7 @@ from rich.table import Table
 
 from apexmem_neo.search.config import preset
 from apexmem_neo.search.documents import DEFAULT_WINDOW, DocKind
+from apexmem_neo.search.embedder import DEFAULT_MODEL
 from apexmem_neo.search.engine import HybridSearch
 from apexmem_neo.search.protocol import Embedder, SearchFilters, SearchIndex
 from benchmarks.search import common, locomo
@@ -92,7 +93,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--data", type=Path, default=locomo.DEFAULT_DATA)
     parser.add_argument("--backends", nargs="+", default=list(common.BACKENDS))
     parser.add_argument("--presets", nargs="+", default=["bm25_only", "dense_only", "hybrid"])
-    parser.add_argument("--model", default="all-MiniLM-L6-v2")
+    parser.add_argument("--model", default=DEFAULT_MODEL)
     parser.add_argument("--window", type=int, default=DEFAULT_WINDOW)
     parser.add_argument("--es-url", default="http://127.0.0.1:9200")
     parser.add_argument("--neo4j-uri", default="bolt://127.0.0.1:7687")
