@@ -52,8 +52,13 @@ class SplitZipModel:
         for number, dist in enumerate(self.distributions, start=1):
             files = metadata.distribution(dist).files or []
             suffix = f".zip.{number:03d}"
-            (piece,) = [f for f in files if str(f).endswith(suffix)]
-            found.append(Path(str(piece.locate())))
+            matches = [f for f in files if str(f).endswith(suffix)]
+            if len(matches) != 1:
+                raise EmbedderError(
+                    f"model {self.name!r}: the package {dist} holds {len(matches)} files "
+                    f"ending in {suffix}, expected one; reinstall it"
+                )
+            found.append(Path(str(matches[0].locate())))
         return found
 
 
@@ -64,7 +69,6 @@ MPNET = SplitZipModel(
     zip_sha256="eb8d12eec2a0b6d694094f5085192a5eae2f244f90b90d8a11015498c8e9c0da",
 )
 SPLIT_MODELS = {MPNET.name: MPNET}
-PACKAGED_NAMES = (MINILM, MPNET.name)
 
 
 def resolve_model(model: str, models_dir: Path) -> str:
