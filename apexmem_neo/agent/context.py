@@ -153,6 +153,9 @@ def _turns(searcher: Searcher, question: str, k: int) -> str:
         hits = searcher.search(question, k=k).turns
     except Exception:  # a failing index must not stop the agent; the loop can still query
         return ""
+    # In time order, like the timelines above them: ranked order put a later turn first, and
+    # the small model then read it as the answer to as-of and before-X questions.
+    hits = sorted(hits, key=lambda h: (h.time or "", h.graph_id))
     lines = [f"- {h.graph_id} ({(h.time or '')[:10]}) {_value(h.text)}" for h in hits]
     return "Turns:\n" + "\n".join(lines) if lines else ""
 
