@@ -22,6 +22,7 @@ from typing import Any, Literal
 
 from apexmem_neo.agent import AgentConfig, MemoryAgent, build_tools
 from apexmem_neo.agent.memory_index import index_graph
+from apexmem_neo.cli.search_index import make_embedder
 from apexmem_neo.construction.checkpoint import Checkpoint
 from apexmem_neo.construction.loaders import TurnInput
 from apexmem_neo.construction.pipeline import (
@@ -32,7 +33,7 @@ from apexmem_neo.construction.pipeline import (
 )
 from apexmem_neo.llm import make_lm
 from apexmem_neo.search import HybridSearch
-from apexmem_neo.search.embedder import CachedEmbedder, SentenceTransformerEmbedder
+from apexmem_neo.search.embedder import CachedEmbedder
 from apexmem_neo.settings import Settings
 from apexmem_neo.store.protocol import GraphStore
 from apexmem_neo.tools.backend import QueryBackend
@@ -61,10 +62,7 @@ def resolve_lm(model: str | None, api_base: str | None, max_tokens: int) -> tupl
 
 
 def _embedder(settings: Settings) -> CachedEmbedder:
-    return CachedEmbedder(
-        SentenceTransformerEmbedder(settings.embed_model, models_dir=settings.models_dir),
-        settings.embed_cache,
-    )
+    return make_embedder(settings)
 
 
 @contextmanager

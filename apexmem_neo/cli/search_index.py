@@ -42,9 +42,10 @@ def where(store: str, db: Path | None, settings: Settings, namespace: str) -> st
     return f"Neo4j namespace {namespace!r} at {settings.neo4j_uri}"
 
 
-def make_embedder(settings: Settings) -> CachedEmbedder:
+def make_embedder(settings: Settings, model: str | None = None) -> CachedEmbedder:
+    """The settings' model (or ``model``), unpacked under their models dir, behind their cache."""
     return CachedEmbedder(
-        SentenceTransformerEmbedder(settings.embed_model, models_dir=settings.models_dir),
+        SentenceTransformerEmbedder(model or settings.embed_model, models_dir=settings.models_dir),
         settings.embed_cache,
     )
 

@@ -31,11 +31,11 @@ from rich.table import Table
 
 from apexmem_neo.agent import AgentConfig, MemoryAgent, build_tools
 from apexmem_neo.agent.models import Mode
+from apexmem_neo.cli.search_index import make_embedder
 from apexmem_neo.llm import make_lm
 from apexmem_neo.ontology import GraphBatch
 from apexmem_neo.search import HybridSearch, documents_from_batch
 from apexmem_neo.search.backends.embedded import EmbeddedIndex
-from apexmem_neo.search.embedder import CachedEmbedder, SentenceTransformerEmbedder
 from apexmem_neo.settings import Settings
 from apexmem_neo.store.sqlite import SQLiteGraphStore
 from apexmem_neo.tools import SQLiteQueryBackend
@@ -130,10 +130,7 @@ def _agent(
     store.init_schema()
     for batch in batches:
         store.write(batch)
-    embedder = CachedEmbedder(
-        SentenceTransformerEmbedder(settings.embed_model, models_dir=settings.models_dir),
-        settings.embed_cache,
-    )
+    embedder = make_embedder(settings)
     search = HybridSearch(EmbeddedIndex(folder / "toy.search.sqlite"), embedder)
     search.create()
     for batch in batches:

@@ -8,18 +8,18 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from apexmem_neo.search.embedder import DEFAULT_MODEL, CachedEmbedder, SentenceTransformerEmbedder
+from apexmem_neo.cli.search_index import make_embedder
+from apexmem_neo.search.embedder import DEFAULT_MODEL, CachedEmbedder
 from apexmem_neo.search.protocol import SearchIndex
 from apexmem_neo.settings import Settings
 
 RESULTS = Path(__file__).resolve().parents[1] / "results"
 SETTINGS = Settings()
-CACHE = SETTINGS.embed_cache  # APEXMEM_EMBED_CACHE, else APEXMEM_HOME/cache/embeddings.db
 BACKENDS = ("embedded", "elasticsearch", "neo4j")
 
 
 def embedder(model: str = DEFAULT_MODEL) -> CachedEmbedder:
-    return CachedEmbedder(SentenceTransformerEmbedder(model, models_dir=SETTINGS.models_dir), CACHE)
+    return make_embedder(SETTINGS, model)
 
 
 def make_index(

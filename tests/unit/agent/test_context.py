@@ -2,10 +2,20 @@
 
 from __future__ import annotations
 
-from apexmem_neo.agent.context import compact_entity, computed_for_question, rank_properties
+from apexmem_neo.agent.context import (
+    compact_entity,
+    computed_for_question,
+    prefetch,
+    rank_properties,
+)
+from apexmem_neo.agent.models import AgentConfig
 from apexmem_neo.agent.timewords import QuestionTime, question_times, resolve_time_words
-from apexmem_neo.ontology import Entity, Fact
+from apexmem_neo.ontology import Entity, Fact, Session, Turn
+from apexmem_neo.search import HybridSearch
+from apexmem_neo.search.backends.embedded import EmbeddedIndex
+from apexmem_neo.search.documents import turn_documents
 from apexmem_neo.store.sqlite import SQLiteGraphStore
+from apexmem_neo.testing import HashingEmbedder
 from apexmem_neo.tools.entity_lookup import EntityView
 from tests.unit.agent.alice import ALICE
 
@@ -75,3 +85,25 @@ def test_computed_lines_answer_as_of_before_and_count(store: SQLiteGraphStore) -
     became = computed_for_question(view, "When did Sakura Sushi become her favourite?", [])
     assert became[0] == "Alice's favourite_restaurant became Sakura Sushi on 2024-03-20"
     assert computed_for_question(view, "What is the weather?", []) == []  # nothing relevant
+
+
+def test_prefetched_turns_are_listed_in_time_order(store: SQLiteGraphStore) -> None:
+    session = Session(conversation_id="c", seq=1, started_at="2024-01-01T00:00:00")
+    said = [("2024-01-05", "I like pizza"), ("2024-05-05", "pizza pizza, my favourite pizza now")]
+    turns = [
+        Turn(
+            session_id=session.session_id,
+            seq=i,
+            speaker="Alice",
+            text=text,
+            anchor=f"{day}T10:00:00",
+        )
+        for i, (day, text) in enumerate(said)
+    ]
+    searcher = HybridSearch(EmbeddedIndex(), HashingEmbedder())
+    searcher.create()
+    searcher.index_documents(turn_documents(turns, [session], window=0))
+    assert (searcher.search("pizza", k=2).turns[0].time or "").startswith("2024-05")  # ranked first
+    config = AgentConfig(prefetch_entities=0, prefetch_turns=2)
+    listed = prefetch(store, "pizza", searcher, config).split("Turns:\n", 1)[1].splitlines()
+    assert [line.split("(", 1)[1][:10] for line in listed] == ["2024-01-05", "2024-05-05"]
