@@ -1,8 +1,8 @@
 // Replace search documents by doc_id (idempotent) and link each to its graph node, if present.
 UNWIND $rows AS row
 MERGE (d:{{label}} {doc_id: row.doc_id})
-SET d = row.props, d.doc_id = row.doc_id, d.text_vector = row.text_vector,
-    d.context_vector = row.context_vector
+// props carries the vectors under the document's kind: <kind>_text_vector, <kind>_context_vector.
+SET d = row.props, d.doc_id = row.doc_id
 WITH d, row
 CALL (d, row) {
   OPTIONAL MATCH (t:Turn {turn_id: row.graph_id}) WHERE row.kind = 'turn'

@@ -9,7 +9,21 @@ CREATE FULLTEXT INDEX {{prefix}}_text_terms IF NOT EXISTS FOR (n:{{label}}) ON E
   OPTIONS {indexConfig: {`fulltext.analyzer`: 'whitespace'}};
 CREATE FULLTEXT INDEX {{prefix}}_context_terms IF NOT EXISTS FOR (n:{{label}}) ON EACH [n.context_terms]
   OPTIONS {indexConfig: {`fulltext.analyzer`: 'whitespace'}};
-CREATE VECTOR INDEX {{prefix}}_text_vector IF NOT EXISTS FOR (n:{{label}}) ON n.text_vector
+// One vector index per kind and field: a search within a kind walks only that kind's graph
+// (no filter after the walk, no exact fallback), as on Elasticsearch.
+CREATE VECTOR INDEX {{prefix}}_entity_text_vector IF NOT EXISTS FOR (n:{{label}}) ON n.entity_text_vector
   OPTIONS {indexConfig: {`vector.dimensions`: {{dimensions}}, `vector.similarity_function`: 'cosine'}};
-CREATE VECTOR INDEX {{prefix}}_context_vector IF NOT EXISTS FOR (n:{{label}}) ON n.context_vector
+CREATE VECTOR INDEX {{prefix}}_entity_context_vector IF NOT EXISTS FOR (n:{{label}}) ON n.entity_context_vector
+  OPTIONS {indexConfig: {`vector.dimensions`: {{dimensions}}, `vector.similarity_function`: 'cosine'}};
+CREATE VECTOR INDEX {{prefix}}_property_text_vector IF NOT EXISTS FOR (n:{{label}}) ON n.property_text_vector
+  OPTIONS {indexConfig: {`vector.dimensions`: {{dimensions}}, `vector.similarity_function`: 'cosine'}};
+CREATE VECTOR INDEX {{prefix}}_property_context_vector IF NOT EXISTS FOR (n:{{label}}) ON n.property_context_vector
+  OPTIONS {indexConfig: {`vector.dimensions`: {{dimensions}}, `vector.similarity_function`: 'cosine'}};
+CREATE VECTOR INDEX {{prefix}}_event_text_vector IF NOT EXISTS FOR (n:{{label}}) ON n.event_text_vector
+  OPTIONS {indexConfig: {`vector.dimensions`: {{dimensions}}, `vector.similarity_function`: 'cosine'}};
+CREATE VECTOR INDEX {{prefix}}_event_context_vector IF NOT EXISTS FOR (n:{{label}}) ON n.event_context_vector
+  OPTIONS {indexConfig: {`vector.dimensions`: {{dimensions}}, `vector.similarity_function`: 'cosine'}};
+CREATE VECTOR INDEX {{prefix}}_turn_text_vector IF NOT EXISTS FOR (n:{{label}}) ON n.turn_text_vector
+  OPTIONS {indexConfig: {`vector.dimensions`: {{dimensions}}, `vector.similarity_function`: 'cosine'}};
+CREATE VECTOR INDEX {{prefix}}_turn_context_vector IF NOT EXISTS FOR (n:{{label}}) ON n.turn_context_vector
   OPTIONS {indexConfig: {`vector.dimensions`: {{dimensions}}, `vector.similarity_function`: 'cosine'}};

@@ -7,12 +7,13 @@ Entity, Property, Event or Evidence, matched on the store's id properties) when 
 in the same database. Indexing separate nodes keeps the graph store's nodes free of vectors
 and analysed terms, and lets a turn's context (neighbour window) be indexed as its own field.
 
-Dense queries use the HNSW index when only kinds are filtered (falling back to an exact scan
-when the index's candidates hold fewer than k admitted documents); other filters use an exact
-cosine scan over the admitted documents. Cypher lives in cypher/{schema,queries}/search_*.cypher
-and is loaded by ``load_cypher``, which finds files through the store's loader
-(``apexmem_neo.store.neo4j.cypher_files``) and adds what search needs on top of it: the
-namespace label and index names as validated ``{{slot}}`` identifiers.
+Each kind's vectors live in their own properties (``turn_text_vector``, ...) with their own
+vector index, so a dense query filtered only by kind walks just the admitted kinds' HNSW
+graphs; other filters use an exact cosine scan over the admitted documents. Cypher lives in
+cypher/{schema,queries}/search_*.cypher and is loaded by ``load_cypher``, which finds files
+through the store's loader (``apexmem_neo.store.neo4j.cypher_files``) and adds what search
+needs on top of it: the namespace label and index names as validated ``{{slot}}``
+identifiers.
 """
 
 from __future__ import annotations
@@ -28,8 +29,14 @@ from neo4j.exceptions import ServiceUnavailable, SessionExpired
 
 from apexmem_neo.errors import ServiceUnavailableError
 from apexmem_neo.search.config import DocField, Method
-from apexmem_neo.search.documents import ALL_KINDS, SearchDocument
-from apexmem_neo.search.protocol import ChannelRequest, Hit, IndexedDocument, SearchFilters
+from apexmem_neo.search.documents import ALL_KINDS, DocKind, SearchDocument
+from apexmem_neo.search.protocol import (
+    ChannelRequest,
+    Hit,
+    IndexedDocument,
+    SearchError,
+    SearchFilters,
+)
 from apexmem_neo.store.neo4j.cypher_files import (
     LABELS,
     RELATIONSHIP_TYPES,
@@ -116,6 +123,15 @@ class Neo4jNativeIndex:
             raise ServiceUnavailableError("neo4j", self._url, str(exc)) from exc
 
     def create(self, dimensions: int) -> None:
+        legacy = f"{self._prefix}_text_vector"
+        found = self._run(
+            "SHOW INDEXES YIELD name WHERE name = $name RETURN name", {"name": legacy}
+        )
+        if found:
+            raise SearchError(
+                f"search namespace {self._label} has the indexes of an older version (a shared "
+                f"vector index {legacy}, not one per kind); drop it and index again"
+            )
         for statement in self._q("schema/search_create", dimensions=int(dimensions)):
             self._run(statement, {}, write=True)
         self._run("CALL db.awaitIndexes(300)", {}, write=True)
@@ -151,14 +167,15 @@ class Neo4jNativeIndex:
         if _only_kinds(request.filters):
             (statement,) = self._q("queries/search_vector_ann")
             params.update(
-                index=f"{self._prefix}_{request.field.value}_vector",
+                indexes=[
+                    f"{self._prefix}_{_vector_property(kind, request.field)}"
+                    for kind in request.filters.kinds or ALL_KINDS
+                ],
                 candidates=max(request.num_candidates, request.k),
             )
-            hits = _hits(self._run(statement, params))
-            if len(hits) >= request.k:
-                return hits
+            return _hits(self._run(statement, params))
         (statement,) = self._q("queries/search_vector_exact")
-        params["property"] = _VECTORS[request.field]
+        params["vector_suffix"] = f"_{request.field.value}_vector"
         return _hits(self._run(statement, params))
 
     def get(self, doc_ids: Sequence[str]) -> dict[str, SearchDocument]:
@@ -185,7 +202,9 @@ class Neo4jNativeIndex:
         """The driver belongs to the caller; nothing to release here."""
 
 
-_VECTORS = {DocField.TEXT: "text_vector", DocField.CONTEXT: "context_vector"}
+def _vector_property(kind: DocKind, field: DocField) -> str:
+    """The node property (and, prefixed, the vector index) holding a kind's ``field`` vector."""
+    return f"{kind.value}_{field.value}_vector"
 
 
 def _chunks(items: Iterable[T], size: int) -> Iterator[list[T]]:
@@ -206,14 +225,14 @@ def _row(item: IndexedDocument) -> dict[str, Any]:
         "text_terms": item.text_terms,
         "context_terms": item.context_terms,
         "doc_json": doc.model_dump_json(),
+        _vector_property(doc.kind, DocField.TEXT): item.text_vector.tolist(),
+        _vector_property(doc.kind, DocField.CONTEXT): item.context_vector.tolist(),
     }
     return {
         "doc_id": doc.doc_id,
         "graph_id": doc.graph_id,
         "kind": doc.kind.value,
         "props": {k: v for k, v in props.items() if v is not None},
-        "text_vector": item.text_vector.tolist(),
-        "context_vector": item.context_vector.tolist(),
     }
 
 

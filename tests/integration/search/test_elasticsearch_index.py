@@ -9,7 +9,7 @@ import pytest
 from elasticsearch import Elasticsearch
 
 from apexmem_neo.errors import ServiceUnavailableError
-from apexmem_neo.search.backends.elasticsearch import ElasticsearchIndex
+from apexmem_neo.search.backends.elasticsearch import VECTOR_FIELDS, ElasticsearchIndex
 from apexmem_neo.search.engine import HybridSearch
 from apexmem_neo.testing import HashingEmbedder
 from tests.unit.search.contract import *  # noqa: F403
@@ -51,15 +51,24 @@ def test_creating_twice_keeps_the_documents(make_index: Callable[[], Elasticsear
     assert search.index.count() == len(corpus())
 
 
-def test_an_index_without_doc_id_is_refused(es_client: Elasticsearch, es_url: str) -> None:
-    """An index made by an older mapping cannot serve doc_id from doc values: say so."""
+@pytest.mark.parametrize("missing", ["doc_id", "doc_json", VECTOR_FIELDS[0]])
+def test_an_index_of_an_older_mapping_is_refused(
+    es_client: Elasticsearch, es_url: str, missing: str
+) -> None:
+    """An index made by an older mapping cannot serve hits or documents from doc values: say
+    which field it lacks."""
     from apexmem_neo.search.protocol import SearchError
 
     index = ElasticsearchIndex(es_client, f"test_search_{uuid.uuid4().hex[:10]}", es_url)
-    vector = {"type": "dense_vector", "dims": 16, "similarity": "cosine"}
-    es_client.indices.create(index=index.name, mappings={"properties": {"text_vector": vector}})
+    properties = {
+        VECTOR_FIELDS[0]: {"type": "dense_vector", "dims": 16, "similarity": "cosine"},
+        "doc_id": {"type": "keyword"},
+        "doc_json": {"type": "binary", "doc_values": True},
+    }
+    del properties[missing]
+    es_client.indices.create(index=index.name, mappings={"properties": properties})
     try:
-        with pytest.raises(SearchError, match="older version"):
+        with pytest.raises(SearchError, match=f"older version \\(no {missing} field\\)"):
             index.create(16)
     finally:
         index.drop()

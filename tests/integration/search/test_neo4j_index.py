@@ -60,3 +60,23 @@ def test_unreachable_server_names_the_url() -> None:
     with pytest.raises(ServiceUnavailableError, match="127.0.0.1:9"):
         search.create()
     driver.close()
+
+
+def test_a_namespace_of_an_older_version_is_refused(
+    neo4j_driver: Driver, make_index: Callable[[], Neo4jNativeIndex]
+) -> None:
+    """A namespace indexed before per-kind vector indexes has one shared vector index: its
+    vectors are where the dense queries no longer look, so create() says to index again."""
+    from apexmem_neo.search.protocol import SearchError
+
+    index = make_index()
+    # The test plays an older version's schema, so it reads the index's private names.
+    prefix, label = index._prefix, index._label
+    neo4j_driver.execute_query(
+        f"CREATE VECTOR INDEX {prefix}_text_vector FOR (n:{label}) ON n.text_vector "
+        "OPTIONS {indexConfig: {`vector.dimensions`: 16, `vector.similarity_function`: 'cosine'}}"
+    )
+    with pytest.raises(SearchError, match="older version"):
+        index.create(16)
+    index.drop()  # drops the legacy index too
+    index.create(16)

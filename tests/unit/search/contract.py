@@ -98,6 +98,19 @@ def test_every_preset_finds_the_turn(loaded: HybridSearch, config: object) -> No
     assert "necklace" in hits[0].text
 
 
+def test_dense_ranking_spans_every_admitted_kind(loaded: HybridSearch) -> None:
+    """Without a kind filter (or with several kinds) one dense ranking covers them all, in the
+    same order as the full ranking restricted to those kinds."""
+    dense = HybridSearch(loaded.index, loaded.embedder, DENSE_ONLY)
+    query = "painting at the lake on 1 May 2023: painted a sunrise"
+    everything = dense.rank(query, 20)
+    assert everything[0].graph_id == "evt_paint"
+    assert {h.kind for h in everything} == set(DocKind)
+    two = (DocKind.EVENT, DocKind.ENTITY)
+    both = dense.rank(query, 20, SearchFilters(kinds=two))
+    assert [h.doc_id for h in both] == [h.doc_id for h in everything if h.kind in two]
+
+
 @pytest.mark.parametrize("query", ["", "   ", "\n\t"])
 def test_empty_query_is_a_clear_error(loaded: HybridSearch, query: str) -> None:
     with pytest.raises(EmptyQueryError, match="empty"):

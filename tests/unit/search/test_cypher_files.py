@@ -27,8 +27,12 @@ def test_every_file_loads(name: str) -> None:
 
 def test_schema_fills_label_index_names_and_dimensions() -> None:
     statements = load_cypher("schema/search_create", label="SearchDoc", prefix="p", dimensions=8)
-    assert len(statements) == 8
-    assert any("p_text_vector" in s and "`vector.dimensions`: 8" in s for s in statements)
+    vector_indexes = [s for s in statements if s.startswith("CREATE VECTOR INDEX")]
+    assert len(vector_indexes) == 8  # four kinds x (text, context)
+    assert any(
+        "p_turn_text_vector" in s and "n.turn_text_vector" in s and "`vector.dimensions`: 8" in s
+        for s in vector_indexes
+    )
 
 
 def test_loader_refuses_non_identifiers_and_missing_slots() -> None:
