@@ -106,26 +106,48 @@ def warn_missing(store: str, db: Path | None, settings: Settings, namespace: str
 
 
 def build_index(
-    store: str, db: Path | None, settings: Settings, namespace: str = DEFAULT_NAMESPACE
+    store: str,
+    db: Path | None,
+    settings: Settings,
+    namespace: str = DEFAULT_NAMESPACE,
+    rebuild: bool = False,
 ) -> int:
-    """Index the whole graph of the store (idempotent); returns the number of documents."""
+    """Index the whole graph of the store (idempotent); returns the number of documents.
+
+    ``rebuild`` drops the index first: the index is derived from the graph, so nothing is
+    lost, and an index written by an older version is replaced.
+    """
     embedder = make_embedder(settings)
     with (
         open_memory(store, db, settings) as (_, backend),
         _index(store, db, settings, namespace) as index,
     ):
         try:
+            if rebuild:
+                index.drop()
             return index_graph(HybridSearch(index, embedder), backend)
         finally:
             embedder.close()
 
 
+RebuildOpt = Annotated[
+    bool,
+    typer.Option(
+        "--rebuild",
+        help="Drop the search index and build it again from the graph (the graph is untouched).",
+    ),
+]
+
+
 def index(
-    store: StoreOpt = "sqlite", db: DbOpt = None, name: IndexNameOpt = DEFAULT_NAMESPACE
+    store: StoreOpt = "sqlite",
+    db: DbOpt = None,
+    name: IndexNameOpt = DEFAULT_NAMESPACE,
+    rebuild: RebuildOpt = False,
 ) -> None:
     """Build or refresh the search index of the memory (idempotent; `ingest` runs it too)."""
     if store not in ("sqlite", "neo4j"):
         fail(f"--store must be sqlite or neo4j, not {store!r}")
     settings = load_settings()
-    count = build_index(store, db, settings, name)
+    count = build_index(store, db, settings, name, rebuild=rebuild)
     console.print(f"indexed {count} documents into {where(store, db, settings, name)}")

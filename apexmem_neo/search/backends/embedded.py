@@ -17,6 +17,7 @@ FTS5 tables into ``search_docs`` the first time they are opened; the FTS5 tables
 
 from __future__ import annotations
 
+import os
 import sqlite3
 import threading
 from collections.abc import Iterable, Sequence
@@ -345,7 +346,11 @@ class EmbeddedIndex:
 
     def drop(self) -> None:
         with self._lock:
-            db = self._db()
+            if self._conn is None:
+                if not os.path.exists(self._path):
+                    return  # never created: nothing to drop
+                self._conn = sqlite3.connect(self._path, check_same_thread=False)
+            db = self._conn
             for table in ("search_docs", "search_meta", *_OLD_FTS.values()):
                 db.execute(f"DROP TABLE IF EXISTS {table}")
             db.commit()

@@ -130,7 +130,8 @@ class Neo4jNativeIndex:
         if found:
             raise SearchError(
                 f"search namespace {self._label} has the indexes of an older version (a shared "
-                f"vector index {legacy}, not one per kind); drop it and index again"
+                f"vector index {legacy}, not one per kind); drop it and index again "
+                "(apexmem index --store neo4j --rebuild)"
             )
         for statement in self._q("schema/search_create", dimensions=int(dimensions)):
             self._run(statement, {}, write=True)

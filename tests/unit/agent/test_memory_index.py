@@ -94,6 +94,8 @@ def test_index_command_builds_the_index_beside_the_store(home: Path) -> None:
     assert path.is_file() and "indexed 6 documents" in first.output
     again = runner.invoke(app, ["index"])
     assert again.exit_code == 0 and "indexed 6 documents" in again.output
+    rebuilt = runner.invoke(app, ["index", "--rebuild"])
+    assert rebuilt.exit_code == 0 and "indexed 6 documents" in rebuilt.output
     assert (home / "cache" / "embeddings.db").is_file()
     with open_search("sqlite", None, Settings()) as searcher:
         assert searcher is not None

@@ -98,6 +98,17 @@ def test_every_preset_finds_the_turn(loaded: HybridSearch, config: object) -> No
     assert "necklace" in hits[0].text
 
 
+def test_dropping_a_never_created_index_is_harmless(
+    make_index: IndexFactory, embedder: HashingEmbedder
+) -> None:
+    """`apexmem index --rebuild` drops before it creates, also on a fresh memory."""
+    search = HybridSearch(make_index(), embedder, HYBRID)
+    search.index.drop()
+    search.create()
+    search.index_documents(corpus())
+    assert search.index.count() == len(corpus())
+
+
 def test_dense_ranking_spans_every_admitted_kind(loaded: HybridSearch) -> None:
     """Without a kind filter (or with several kinds) one dense ranking covers them all, in the
     same order as the full ranking restricted to those kinds."""
