@@ -88,6 +88,26 @@ class IndexedDocument:
     def doc_id(self) -> str:
         return self.doc.doc_id
 
+    def server_fields(self) -> dict[str, str | None]:
+        """What a search server stores beside the vectors: the filter fields and the terms."""
+        doc = self.doc
+        return {
+            "kind": doc.kind.value,
+            "conversation_id": doc.conversation_id,
+            "session_id": doc.session_id,
+            "speaker": doc.speaker,
+            "time": doc.time,
+            "text_terms": self.text_terms,
+            "context_terms": self.context_terms,
+        }
+
+
+def per_kind_vector_name(kind: DocKind, field: DocField) -> str:
+    """The field (Elasticsearch) or property (Neo4j) holding ``field``'s vector for documents
+    of ``kind``. Each kind has its own vectors, so each kind gets its own HNSW graph and a
+    kind-filtered kNN never walks the other kinds' nodes."""
+    return f"{kind.value}_{field.value}_vector"
+
 
 @dataclass(frozen=True)
 class ChannelRequest:

@@ -1,5 +1,5 @@
 // Exact cosine over the documents the filters admit (used when filters other than kind are set).
-// A document's vector property is <kind><$vector_suffix>, e.g. turn_text_vector.
+// $properties maps each kind to the property holding its vector, e.g. turn -> turn_text_vector.
 MATCH (n:{{label}})
 WHERE n.kind IN $kinds
   AND ($conversations IS NULL OR n.conversation_id IN $conversations)
@@ -7,7 +7,7 @@ WHERE n.kind IN $kinds
   AND ($speakers IS NULL OR n.speaker IN $speakers)
   AND ($time_from IS NULL OR n.time >= $time_from)
   AND ($time_to IS NULL OR n.time <= $time_to)
-WITH n, vector.similarity.cosine(n[n.kind + $vector_suffix], $vector) AS score
+WITH n, vector.similarity.cosine(n[$properties[n.kind]], $vector) AS score
 RETURN n.doc_id AS doc_id, score
 ORDER BY score DESC, doc_id
 LIMIT $k

@@ -4,8 +4,8 @@ Analysed terms are indexed with the whitespace analyzer (analysis happens once, 
 ``apexmem_neo.search.text``), so BM25 sees the same tokens as on the other backends. Every
 batch of channel requests is one ``_msearch`` round trip; fusion happens client-side. Hits and
 fetched documents are read from doc values (``doc_id``, ``doc_json``), never from ``_source``:
-in an index with vector fields a ``_source`` read cost 16 ms per 80 documents here, the
-binary doc values 4.5 ms.
+in an index with vector fields a ``_source`` read of 80 documents took 16 ms in a scratch probe
+here, the binary doc values 4.5 ms.
 An unreachable server raises ``ServiceUnavailableError`` naming the URL, never a fallback.
 """
 
@@ -24,13 +24,14 @@ from elasticsearch import Elasticsearch, NotFoundError, helpers
 
 from apexmem_neo.errors import ServiceUnavailableError
 from apexmem_neo.search.config import DocField, Method
-from apexmem_neo.search.documents import ALL_KINDS, DocKind, SearchDocument
+from apexmem_neo.search.documents import ALL_KINDS, SearchDocument
 from apexmem_neo.search.protocol import (
     ChannelRequest,
     Hit,
     IndexedDocument,
     SearchError,
     SearchFilters,
+    per_kind_vector_name,
 )
 
 T = TypeVar("T")
@@ -45,18 +46,13 @@ INDEX_SETTINGS: dict[str, Any] = {
 }
 _TERMS = {DocField.TEXT: "text_terms", DocField.CONTEXT: "context_terms"}
 # One pair of vector fields per kind, each its own HNSW graph: a search within a kind is then
-# an unfiltered graph walk. A kind filter on one shared graph made HNSW wander: at 100k
-# synthetic documents a 10% kind took 20 ms per kNN request even after a force-merge to one
-# segment, while the 70% kind took 11 ms.
+# an unfiltered graph walk. A kind filter on one shared graph made HNSW wander: in a scratch
+# probe on 100k synthetic documents a 10% kind took 20 ms per kNN request (6.5 ms on its own
+# graph); end to end, benchmarks/search/speed.py went from p50 207 to 110 ms at 100k.
 VECTOR_INDEX_OPTIONS: dict[str, Any] = {"type": "hnsw", "m": 16, "ef_construction": 100}
 
 
-def vector_field(kind: DocKind, field: DocField) -> str:
-    """The dense_vector field holding ``field``'s vector for documents of ``kind``."""
-    return f"{kind.value}_{field.value}_vector"
-
-
-VECTOR_FIELDS = [vector_field(kind, field) for kind in ALL_KINDS for field in DocField]
+VECTOR_FIELDS = [per_kind_vector_name(kind, field) for kind in ALL_KINDS for field in DocField]
 
 
 def mapping(dimensions: int) -> dict[str, Any]:
@@ -85,8 +81,6 @@ def mapping(dimensions: int) -> dict[str, Any]:
             "text_terms": terms,
             "context_terms": terms,
             **{name: vector for name in VECTOR_FIELDS},
-            # Kept in _source for people reading the index; the search reads doc_json.
-            "doc": {"type": "object", "enabled": False},
             "doc_json": {"type": "binary", "doc_values": True},
         },
     }
@@ -228,18 +222,13 @@ def _bulk_lines(index: str, item: IndexedDocument) -> tuple[dict[str, Any], byte
     doc = item.doc
     source = {
         "doc_id": doc.doc_id,
-        "kind": doc.kind.value,
-        "conversation_id": doc.conversation_id,
-        "session_id": doc.session_id,
-        "speaker": doc.speaker,
-        "time": doc.time,
-        "text_terms": item.text_terms,
-        "context_terms": item.context_terms,
-        vector_field(doc.kind, DocField.TEXT): np.ascontiguousarray(item.text_vector, np.float32),
-        vector_field(doc.kind, DocField.CONTEXT): np.ascontiguousarray(
+        **item.server_fields(),
+        per_kind_vector_name(doc.kind, DocField.TEXT): np.ascontiguousarray(
+            item.text_vector, np.float32
+        ),
+        per_kind_vector_name(doc.kind, DocField.CONTEXT): np.ascontiguousarray(
             item.context_vector, np.float32
         ),
-        "doc": doc.model_dump(mode="json"),
         "doc_json": base64.b64encode(doc.model_dump_json().encode()).decode("ascii"),
     }
     header = {"index": {"_index": index, "_id": doc.doc_id}}
@@ -260,7 +249,7 @@ def _body(request: ChannelRequest) -> dict[str, Any]:
     other_filters = es_filters(request.filters.model_copy(update={"kinds": None}))
     knn = [
         {
-            "field": vector_field(kind, request.field),
+            "field": per_kind_vector_name(kind, request.field),
             "query_vector": list(request.vector),
             "k": request.k,
             "num_candidates": max(request.num_candidates, request.k),

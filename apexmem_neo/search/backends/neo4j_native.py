@@ -29,13 +29,14 @@ from neo4j.exceptions import ServiceUnavailable, SessionExpired
 
 from apexmem_neo.errors import ServiceUnavailableError
 from apexmem_neo.search.config import DocField, Method
-from apexmem_neo.search.documents import ALL_KINDS, DocKind, SearchDocument
+from apexmem_neo.search.documents import ALL_KINDS, SearchDocument
 from apexmem_neo.search.protocol import (
     ChannelRequest,
     Hit,
     IndexedDocument,
     SearchError,
     SearchFilters,
+    per_kind_vector_name,
 )
 from apexmem_neo.store.neo4j.cypher_files import (
     LABELS,
@@ -169,14 +170,16 @@ class Neo4jNativeIndex:
             (statement,) = self._q("queries/search_vector_ann")
             params.update(
                 indexes=[
-                    f"{self._prefix}_{_vector_property(kind, request.field)}"
+                    f"{self._prefix}_{per_kind_vector_name(kind, request.field)}"
                     for kind in request.filters.kinds or ALL_KINDS
                 ],
                 candidates=max(request.num_candidates, request.k),
             )
             return _hits(self._run(statement, params))
         (statement,) = self._q("queries/search_vector_exact")
-        params["vector_suffix"] = f"_{request.field.value}_vector"
+        params["properties"] = {
+            kind.value: per_kind_vector_name(kind, request.field) for kind in ALL_KINDS
+        }
         return _hits(self._run(statement, params))
 
     def get(self, doc_ids: Sequence[str]) -> dict[str, SearchDocument]:
@@ -203,11 +206,6 @@ class Neo4jNativeIndex:
         """The driver belongs to the caller; nothing to release here."""
 
 
-def _vector_property(kind: DocKind, field: DocField) -> str:
-    """The node property (and, prefixed, the vector index) holding a kind's ``field`` vector."""
-    return f"{kind.value}_{field.value}_vector"
-
-
 def _chunks(items: Iterable[T], size: int) -> Iterator[list[T]]:
     iterator = iter(items)
     while chunk := list(itertools.islice(iterator, size)):
@@ -217,17 +215,11 @@ def _chunks(items: Iterable[T], size: int) -> Iterator[list[T]]:
 def _row(item: IndexedDocument) -> dict[str, Any]:
     doc = item.doc
     props = {
-        "kind": doc.kind.value,
+        **item.server_fields(),
         "graph_id": doc.graph_id,
-        "conversation_id": doc.conversation_id,
-        "session_id": doc.session_id,
-        "speaker": doc.speaker,
-        "time": doc.time,
-        "text_terms": item.text_terms,
-        "context_terms": item.context_terms,
         "doc_json": doc.model_dump_json(),
-        _vector_property(doc.kind, DocField.TEXT): item.text_vector.tolist(),
-        _vector_property(doc.kind, DocField.CONTEXT): item.context_vector.tolist(),
+        per_kind_vector_name(doc.kind, DocField.TEXT): item.text_vector.tolist(),
+        per_kind_vector_name(doc.kind, DocField.CONTEXT): item.context_vector.tolist(),
     }
     return {
         "doc_id": doc.doc_id,
