@@ -7,7 +7,7 @@ from __future__ import annotations
 import re
 from typing import Annotated, Any
 
-from pydantic import BeforeValidator
+from pydantic import BeforeValidator, Field
 
 from apexmem_neo.ontology import DType, EntityType, Role
 
@@ -78,5 +78,27 @@ def clamp_unit(value: Any) -> Any:
 EntityTypeField = Annotated[EntityType, BeforeValidator(entity_type_or_concept)]
 RoleField = Annotated[Role, BeforeValidator(role_or_mentioned)]
 DTypeField = Annotated[DType, BeforeValidator(dtype_or_str)]
+
+
+def cut_to(limit: int) -> BeforeValidator:
+    """Truncate a string or list longer than ``limit`` instead of rejecting it (models without
+    a grammar can overrun the schema's maxLength / maxItems; with one they cannot)."""
+
+    def _cut(value: Any) -> Any:
+        return value[:limit] if isinstance(value, str | list) else value
+
+    return BeforeValidator(_cut)
+
+
+# Length caps on generated text. llama-server turns a JSON schema into a grammar, and the
+# grammar honours maxLength / maxItems, so a small model that starts repeating itself stops at
+# the cap instead of running to max_tokens (then failing to parse and being retried).
+NAME_CHARS = 80
+QUOTE_CHARS = 240
+VALUE_CHARS = 160
 OptionalText = Annotated[str | None, BeforeValidator(empty_to_none)]
+ShortText = Annotated[str, cut_to(NAME_CHARS), Field(max_length=NAME_CHARS)]
+QuoteText = Annotated[str, cut_to(QUOTE_CHARS), Field(max_length=QUOTE_CHARS)]
+ValueText = Annotated[str, cut_to(VALUE_CHARS), Field(max_length=VALUE_CHARS)]
+OptionalShortText = Annotated[ShortText | None, BeforeValidator(empty_to_none)]
 Confidence = Annotated[float, BeforeValidator(clamp_unit)]

@@ -8,6 +8,7 @@ import dspy
 import pydantic
 
 from apexmem_neo.llm import SchemaJSONAdapter, make_lm
+from apexmem_neo.llm.coerce import NAME_CHARS, QUOTE_CHARS, VALUE_CHARS
 from apexmem_neo.llm.lm import DEFAULT_MAX_TOKENS
 
 LOCAL_MODEL = "openai/qwen2.5-coder-1.5b-instruct"
@@ -84,3 +85,62 @@ def test_schema_adapter_parses_a_pydantic_output() -> None:
     with dspy.context(lm=lm, adapter=adapter):
         result = dspy.Predict(Describe)(text="Norway's capital")
     assert result.city == City(name="Oslo", population=717710)
+
+
+def _sent_schema(signature: type[dspy.Signature]) -> dict[str, object]:
+    lm_kwargs: dict[str, object] = {}
+    SchemaJSONAdapter()._prepare_response_format(None, lm_kwargs, signature)
+    response_format = lm_kwargs["response_format"]
+    assert isinstance(response_format, type) and issubclass(response_format, pydantic.BaseModel)
+    schema: dict[str, object] = response_format.model_json_schema()
+    return schema
+
+
+def test_extraction_schema_caps_lists_and_strings_so_a_grammar_bounds_the_output() -> None:
+    """llama-server compiles the schema into a grammar: maxItems / maxLength there are what
+    stop a looping small model before max_tokens (a truncated reply fails and is retried)."""
+    from apexmem_neo.llm.extract_event.models import MAX_FACTS, MAX_PARTICIPANTS
+    from apexmem_neo.llm.extract_event.signatures import ExtractEventSignature
+
+    schema = _sent_schema(ExtractEventSignature)
+    defs = schema["$defs"]
+    assert isinstance(defs, dict)
+    event = defs["ExtractedEvent"]["properties"]
+    assert event["facts"]["maxItems"] == MAX_FACTS
+    assert event["participants"]["maxItems"] == MAX_PARTICIPANTS
+    fact = defs["ExtractedFact"]["properties"]
+    assert fact["evidence"]["maxLength"] == QUOTE_CHARS
+    assert fact["subject"]["maxLength"] == NAME_CHARS
+    assert {"maxLength": NAME_CHARS, "type": "string"} in fact["t_from"]["anyOf"]
+    branches = fact["value"]["anyOf"]
+    assert {"maxLength": VALUE_CHARS, "type": "string"} in branches
+    assert all(
+        "maxLength" in b or "maxItems" in b
+        for b in branches
+        if b.get("type") in ("string", "array")
+    )
+
+
+def test_over_long_model_output_is_cut_to_the_caps_not_rejected() -> None:
+    """A model without a grammar can overrun the caps; the turn keeps what fits."""
+    from apexmem_neo.llm.extract_event.models import MAX_FACTS, ExtractedEvent
+    from apexmem_neo.llm.resolve_entity.models import EntityDecision
+
+    fact = {
+        "subject": "Caroline", "property": "favourite_food", "value": "x" * 500,
+        "dtype": "str", "when": None, "t_from": "2023-05-08", "t_to": None,
+        "confidence": 0.9, "evidence": "y" * 1000,
+    }  # fmt: skip
+    event = ExtractedEvent.model_validate(
+        {"type": "statement", "facts": [fact] * (MAX_FACTS + 5), "participants": []}
+    )
+    assert len(event.facts) == MAX_FACTS
+    assert event.facts[0].value == "x" * VALUE_CHARS
+    assert event.facts[0].evidence == "y" * QUOTE_CHARS
+    decision = EntityDecision.model_validate(
+        {"decision": "none", "candidate": None, "name": "n" * 300, "aliases": ["a"] * 20,
+         "type": "Person", "confidence": 1, "rationale": "r" * 900}
+    )  # fmt: skip
+    assert (len(decision.name), len(decision.aliases), len(decision.rationale)) == (
+        NAME_CHARS, 6, QUOTE_CHARS,
+    )  # fmt: skip

@@ -2,11 +2,17 @@
 
 from __future__ import annotations
 
-from typing import Literal
+from typing import Annotated, Literal
 
 from pydantic import BaseModel, Field
 
-from apexmem_neo.llm.coerce import Confidence, EntityTypeField
+from apexmem_neo.llm.coerce import (
+    Confidence,
+    EntityTypeField,
+    QuoteText,
+    ShortText,
+    cut_to,
+)
 
 Decision = Literal["choose_existing", "propose_new", "none"]
 
@@ -16,8 +22,8 @@ class EntityDecision(BaseModel):
 
     decision: Decision
     candidate: int | None = Field(description="number of the chosen candidate, or null")
-    name: str = Field(description="normalised name")
-    aliases: list[str] = []
+    name: ShortText = Field(description="normalised name")
+    aliases: Annotated[list[ShortText], cut_to(6), Field(max_length=6)] = []
     type: EntityTypeField
     confidence: Confidence
-    rationale: str = Field(description="one short sentence")
+    rationale: QuoteText = Field(description="one short sentence")

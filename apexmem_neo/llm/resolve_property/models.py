@@ -4,7 +4,12 @@ from __future__ import annotations
 
 from pydantic import BaseModel, Field
 
-from apexmem_neo.llm.coerce import Confidence, DTypeField
+from apexmem_neo.llm.coerce import (
+    Confidence,
+    DTypeField,
+    QuoteText,
+    ShortText,
+)
 from apexmem_neo.llm.resolve_entity.models import Decision
 
 
@@ -13,7 +18,7 @@ class PropertyDecision(BaseModel):
 
     decision: Decision
     candidate: int | None = Field(description="number of the chosen candidate, or null")
-    name: str = Field(description="snake_case property name")
+    name: ShortText = Field(description="snake_case property name")
     dtype: DTypeField
     confidence: Confidence
-    rationale: str = Field(description="one short sentence")
+    rationale: QuoteText = Field(description="one short sentence")
