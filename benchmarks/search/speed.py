@@ -6,6 +6,9 @@ code, not the model; the model's own throughput (documents/s, query embedding ms
 separately on a sample of real text.
 
     .venv/bin/python -m benchmarks.search.speed [--sizes 10000 100000] [--backends ...]
+
+``--optimize`` adds, for Elasticsearch, the latency after a force-merge to one segment
+(``ElasticsearchIndex.optimize``) and what the merge cost.
 """
 
 from __future__ import annotations
@@ -22,6 +25,7 @@ import numpy as np
 from rich.console import Console
 from rich.table import Table
 
+from apexmem_neo.search.backends.elasticsearch import ElasticsearchIndex
 from apexmem_neo.search.config import preset
 from apexmem_neo.search.documents import DocKind, SearchDocument
 from apexmem_neo.search.embedder import DEFAULT_MODEL
@@ -92,22 +96,36 @@ def measure(backend: str, size: int, args: argparse.Namespace) -> dict[str, floa
         started = time.perf_counter()
         for start in range(0, size, 10000):
             index.upsert(docs[start : start + 10000])
-        index_s = time.perf_counter() - started
+        row: dict[str, float] = {
+            "docs": size,
+            "index_docs_per_s": size / (time.perf_counter() - started),
+        }
         texts = queries(args.queries + 5)
         search = HybridSearch(index, PrecomputedEmbedder(texts), preset(args.preset))
-        latencies = []
-        for query in texts:
-            t0 = time.perf_counter()
-            search.search(query, k=10)
-            latencies.append(1000 * (time.perf_counter() - t0))
-        # The first query loads what a backend keeps in memory (embedded: every document).
-        first_ms, latencies = latencies[0], latencies[5:]
+        row.update(latency(search, texts))
+        if args.optimize and isinstance(index, ElasticsearchIndex):
+            # Force-merge, then the same queries again.
+            row["segments_before_optimize"] = index.segments()
+            started = time.perf_counter()
+            index.optimize(1)
+            row["optimize_s"] = time.perf_counter() - started
+            row.update({f"optimized_{k}": v for k, v in latency(search, texts).items()})
     finally:
         close()
+    return row
+
+
+def latency(search: HybridSearch, texts: list[str]) -> dict[str, float]:
+    """p50/p95 of search(query, k=10); the first query is reported apart, the first 5 dropped."""
+    latencies = []
+    for query in texts:
+        t0 = time.perf_counter()
+        search.search(query, k=10)
+        latencies.append(1000 * (time.perf_counter() - t0))
+    # The first query loads what a backend keeps in memory (embedded: every document).
+    first_ms, latencies = latencies[0], latencies[5:]
     q = statistics.quantiles(latencies, n=20)
     return {
-        "docs": size,
-        "index_docs_per_s": size / index_s,
         "query_p50_ms": statistics.median(latencies),
         "query_p95_ms": q[18],
         "first_query_ms": first_ms,
@@ -145,6 +163,11 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--model", default=DEFAULT_MODEL, help="the embedding model to time")
     parser.add_argument("--es-url", default="http://127.0.0.1:9200")
     parser.add_argument("--neo4j-uri", default="bolt://127.0.0.1:7687")
+    parser.add_argument(
+        "--optimize",
+        action="store_true",
+        help="Elasticsearch: after the first timing, force-merge to one segment and time again",
+    )
     args = parser.parse_args(argv)
     rows: list[dict[str, Any]] = []
     for size in args.sizes:
@@ -167,6 +190,13 @@ def main(argv: list[str] | None = None) -> int:
             f"{r['first_query_ms']:.0f}",
         )
     Console().print(out)
+    for r in rows:
+        if "optimize_s" in r:
+            print(
+                f"{r['backend']} {r['docs']}: force-merge {r['segments_before_optimize']} segments "
+                f"-> 1 took {r['optimize_s']:.0f} s; then query p50 "
+                f"{r['optimized_query_p50_ms']:.1f} ms, p95 {r['optimized_query_p95_ms']:.1f} ms"
+            )
     load = ", ".join(f"{x:.2f}" for x in os.getloadavg())
     print(f"load average (1, 5, 15 min) at the end: {load}")
     if model:

@@ -37,6 +37,7 @@ from apexmem_neo.search.protocol import (
 T = TypeVar("T")
 BULK_CHUNK_DOCS = 500
 BULK_CHUNK_BYTES = 20 * 1024 * 1024
+OPTIMIZE_TIMEOUT_S = 4 * 3600  # a force-merge of 1M documents on two cores takes hours
 INDEX_SETTINGS: dict[str, Any] = {
     "number_of_shards": 1,
     "number_of_replicas": 0,
@@ -154,6 +155,26 @@ class ElasticsearchIndex:
 
     def refresh(self) -> None:
         self._call(lambda: self._client.indices.refresh(index=self._name))
+
+    def segments(self) -> int:
+        """Lucene segments of the index: every kNN request walks each one's HNSW graphs."""
+        rows = self._call(lambda: self._client.cat.segments(index=self._name, format="json"))
+        return len(rows)
+
+    def optimize(self, max_segments: int = 1) -> None:
+        """Force-merge the index down to ``max_segments`` segments; blocks until done.
+
+        For an index that is read far more than written (memory after a bulk ingest): fewer
+        segments mean fewer HNSW graphs per kNN request. Merging rebuilds the graphs, so it
+        costs minutes per 100k documents on two cores; searches keep working meanwhile.
+        """
+        if max_segments < 1:
+            raise ValueError(f"max_segments must be at least 1, got {max_segments}")
+        self._call(
+            lambda: self._client.options(request_timeout=OPTIMIZE_TIMEOUT_S).indices.forcemerge(
+                index=self._name, max_num_segments=max_segments, wait_for_completion=True
+            )
+        )
 
     def retrieve(self, requests: Sequence[ChannelRequest]) -> list[list[Hit]]:
         if not requests:

@@ -84,3 +84,23 @@ def test_one_refresh_makes_a_streamed_upsert_searchable(
     written = search.index_documents(corpus(), batch_size=2)  # three embedding batches
     assert written == len(corpus()) == search.index.count()
     assert search.search("necklace", k=1).turns[0].text.startswith("Caroline: My friends")
+
+
+def test_optimize_merges_to_one_segment_and_keeps_the_rankings(
+    make_index: Callable[[], ElasticsearchIndex],
+) -> None:
+    from tests.unit.search.contract import corpus
+
+    index = make_index()
+    search = HybridSearch(index, HashingEmbedder(dimensions=16))
+    search.create()
+    for start in range(0, len(corpus()), 2):  # one refresh, one segment per upsert
+        search.index_documents(corpus()[start : start + 2])
+    assert index.segments() > 1
+    queries = ("necklace", "When did Melanie paint a sunrise?", "support group")
+    before = [search.search(q, k=5) for q in queries]
+    index.optimize()
+    assert index.segments() == 1
+    assert [search.search(q, k=5) for q in queries] == before
+    with pytest.raises(ValueError, match="max_segments"):
+        index.optimize(0)
