@@ -52,7 +52,7 @@ services-down: install
 BENCH := nice $(BIN)/python -m benchmarks
 LOCOMO_CONVS ?= conv-26
 
-## small versions of every benchmark, offline, then the report (target: under 45 min on 2 cores,
+## small versions of every benchmark, offline, then the report (target: under 45 min on 2 cores;
 ## each step's wall time lands in benchmarks/results/bench_smoke_timing.json)
 bench-smoke: install
 	bash scripts/bench-smoke.sh
