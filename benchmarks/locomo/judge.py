@@ -69,7 +69,9 @@ def parse_verdict(text: str) -> bool:
 
 
 class Judge:
-    """Grades (question, gold, answer) with ``lm``; an empty answer is WRONG without a call."""
+    """Grades (question, gold, answer) with ``lm``. Without a call: an empty answer is WRONG,
+    and one equal to the gold after LOCOMO's normalisation is CORRECT (the local 1.5B judge
+    marked "adoption agencies" WRONG against the gold "Adoption agencies")."""
 
     def __init__(self, lm: Any, adapter: Any | None = None) -> None:
         self.lm = lm
@@ -79,6 +81,8 @@ class Judge:
     def __call__(self, question: str, gold: str, answer: str) -> Verdict:
         if not answer.strip():
             return Verdict(correct=False, raw="(empty answer)")
+        if normalize_answer(answer) == normalize_answer(gold):
+            return Verdict(correct=True, raw="(equal to the gold after normalisation)")
         t0 = time.perf_counter()
         with dspy.context(lm=self.lm, adapter=self.adapter), dspy.track_usage() as tracker:
             try:

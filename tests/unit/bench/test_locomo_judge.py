@@ -49,6 +49,12 @@ def test_empty_answer_is_wrong_without_a_call() -> None:
     assert verdict.correct is False and lm.history == []
 
 
+def test_answer_equal_to_the_gold_after_normalisation_is_correct_without_a_call() -> None:
+    lm = DummyLM([], adapter=dspy.JSONAdapter())
+    verdict = Judge(lm, adapter=dspy.JSONAdapter())("q?", "Adoption agencies", "adoption agencies.")
+    assert verdict.correct is True and lm.history == []
+
+
 def test_normalize_answer_drops_case_punctuation_and_articles() -> None:
     assert normalize_answer("The Italian, Garden!") == "italian garden"
     assert normalize_answer("a cat and an owl") == "cat owl"
