@@ -18,14 +18,12 @@ services=(neo4j)
 if [ -z "${APEXMEM_LM:-}" ]; then services+=(llm); fi
 $BIN/apexmem services up "${services[@]}" --started-file "$started"
 
-steps_json=""
-run_step() {  # run_step NAME CMD...: run, time, append to the timing record
-    local name=$1; shift
-    local t0; t0=$(date +%s.%N)
+steps=()
+run_step() {  # run_step NAME CMD...: run it, append "name<TAB>seconds<TAB>command" to steps
+    local name=$1 t0=$SECONDS; shift
     "$@"
-    local wall; wall=$(python3 -c "import sys; print(round(float(sys.argv[2]) - float(sys.argv[1]), 1))" "$t0" "$(date +%s.%N)")
-    echo "== $name: ${wall} s"
-    steps_json+="${steps_json:+,}{\"step\": \"$name\", \"command\": \"$*\", \"wall_s\": $wall}"
+    echo "== $name: $((SECONDS - t0)) s"
+    steps+=("$name"$'\t'"$((SECONDS - t0))"$'\t'"$*")
 }
 
 begin=$(date -u +%Y-%m-%dT%H:%M:%S)
@@ -38,10 +36,17 @@ run_step temporal $BENCH.temporal.run --conversations 1 --attributes 1 --tag smo
 run_step query_languages $BENCH.query_languages.run --limit 8 \
     --out benchmarks/results/query_languages_smoke.json
 total=$(( $(date +%s) - t_begin ))
-cat > "$TIMING" <<JSON
-{"command": "make bench-smoke", "model": "${APEXMEM_LM:-local Qwen2.5-Coder-1.5B-Instruct Q4_K_M}",
- "started": "$begin", "wall_s": $total, "budget_s": 2700, "within_budget": $([ $total -le 2700 ] && echo true || echo false),
- "cores": $(nproc), "load_at_end": "$(cut -d' ' -f1-3 /proc/loadavg)", "steps": [$steps_json]}
-JSON
+printf '%s\n' "${steps[@]}" | $BIN/python -c '
+import json, os, sys
+steps = [dict(zip(("step", "wall_s", "command"), line.rstrip("\n").split("\t", 2)))
+         for line in sys.stdin if line.strip()]
+for s in steps:
+    s["wall_s"] = int(s["wall_s"])
+total = int(sys.argv[2])
+json.dump({"command": "make bench-smoke", "model": os.environ.get("APEXMEM_LM") or "local Qwen2.5-Coder-1.5B-Instruct Q4_K_M",
+           "started": sys.argv[3], "wall_s": total, "budget_s": 2700, "within_budget": total <= 2700,
+           "cores": os.cpu_count(), "load_at_end": os.getloadavg(), "steps": steps},
+          open(sys.argv[1], "w"), indent=1)
+' "$TIMING" "$total" "$begin"
 echo "== bench-smoke wall time: ${total} s (budget 2700 s)"
 $BIN/python -m benchmarks.report
