@@ -23,7 +23,7 @@ from typing import Any
 import dspy
 from dspy.utils.callback import BaseCallback
 
-from apexmem_neo.agent.context import NOTHING, prefetch, quote_turns
+from apexmem_neo.agent.context import NOTHING, TurnLabels, prefetch, quote_turns
 from apexmem_neo.agent.models import AgentConfig, AgentResult, Mode, TraceStep
 from apexmem_neo.agent.react_loop import ReactLoop, token_delta, token_total
 from apexmem_neo.agent.signatures import AnswerFromContext
@@ -75,11 +75,12 @@ class MemoryAgent:
         times = question_times(question, qdate)
         hints = list(dict.fromkeys(t.hint() for t in times))
         result = AgentResult(question=question, question_date=qdate, time_hints=hints)
+        context, labels = self._context(question, times)
         inputs = {
             "question": question,
             "question_date": qdate[:10] if qdate else "unknown",
             "time_hints": hints_text(qdate, hints),
-            "context": self._context(question, times),
+            "context": context,
         }
         counter = _CallCounter()
         turn_ids: list[str] = []
@@ -92,17 +93,19 @@ class MemoryAgent:
             if chosen == "react" or (chosen == "auto" and not result.enough_context):
                 turn_ids = self._react(inputs, result, tracker)
             result.tokens = token_total(tracker)
-        result.evidence = quote_turns(self.backend, turn_ids)
+        result.evidence = quote_turns(self.backend, labels.resolve(turn_ids))
         result.llm_calls = counter.calls
         result.seconds = round(time.perf_counter() - t0, 3)
         return result
 
-    def _context(self, question: str, times: list[QuestionTime]) -> str:
+    def _context(self, question: str, times: list[QuestionTime]) -> tuple[str, TurnLabels]:
+        """The prefetched context (after the configured preamble) and its turn labels."""
         found = prefetch(self.store, question, self.searcher, self.config, times)
         preamble = self.config.context_preamble
         if not preamble:
-            return found
-        return preamble if found == NOTHING else f"{preamble}\n\n{found}"
+            return found.text, found.labels
+        text = preamble if found.text == NOTHING else f"{preamble}\n\n{found.text}"
+        return text, found.labels
 
     def _fast(
         self, inputs: Mapping[str, Any], result: AgentResult, tracker: Any, final: bool

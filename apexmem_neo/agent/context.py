@@ -2,16 +2,25 @@
 
 No LLM here: candidates come from search (when there is one) and name matching, exactly as
 EntityLookup finds them; the text is compact so a small local model can read it quickly.
+
+Measured on LOCOMO (session 6 smoke): long free-text values ("inspiring_story" holding 30
+quotes) filled the whole budget, the turns that held the answer were cut off, and the agent
+scored 1/15 where plain RAG over the same turns scored 6/15. So the turns now have their own
+share of the budget, free-text properties show only the facts that share words with the
+question, and turns are cited by short labels (T1, T2) instead of 37-character ids, which cost
+the 1.5B model ~20 prompt tokens each.
 """
 
 from __future__ import annotations
 
 import re
 from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
 from typing import Any
 
 from apexmem_neo.agent.models import AgentConfig, EvidenceItem
 from apexmem_neo.agent.timewords import QuestionTime
+from apexmem_neo.search.text import analyze
 from apexmem_neo.store.protocol import (
     GraphStore,
     compute_changes,
@@ -24,12 +33,57 @@ from apexmem_neo.tools.entity_lookup import EntityView, Searcher, top_entities
 NOTHING = "(nothing found in memory for this question)"
 
 
-def _value(value: Any) -> str:
-    return str(value).replace("\n", " ")[:120]
+STATE_VALUE_CHARS = 60
+"""A property whose values are all at most this long is a state (city, job, favourite
+restaurant): shown as a timeline with changes. Longer values are free-text notes."""
+NOTES_PER_PROPERTY = 3
+TURN_CHARS = 300
+TURNS_SHARE = 0.6
+"""Share of ``max_context_chars`` kept for the prefetched turns."""
+
+
+def _value(value: Any, limit: int = 120) -> str:
+    return str(value).replace("\n", " ")[:limit]
+
+
+@dataclass
+class TurnLabels:
+    """Short labels (T1, T2, ...) for the turn ids a context cites, in order of first use."""
+
+    by_label: dict[str, str] = field(default_factory=dict)
+    _by_turn: dict[str, str] = field(default_factory=dict)
+
+    def label(self, turn_id: str | None) -> str:
+        if not turn_id:
+            return "-"
+        if turn_id not in self._by_turn:
+            self._by_turn[turn_id] = f"T{len(self._by_turn) + 1}"
+            self.by_label[self._by_turn[turn_id]] = turn_id
+        return self._by_turn[turn_id]
+
+    def resolve(self, cited: Sequence[str]) -> list[str]:
+        """Turn ids for what a model cited: labels are mapped back, real ids kept."""
+        return [self.by_label.get(c.strip().upper(), c.strip()) for c in cited]
+
+
+@dataclass
+class Prefetched:
+    """The fast path's context text and the turn labels it uses."""
+
+    text: str
+    labels: TurnLabels
 
 
 _WORDS = re.compile(r"[a-z0-9]+")
+# A turn document ends with its date in words ("(8 May 2023)"); the line shows the ISO date.
+_DATE_SUFFIX = re.compile(r" \(\d{1,2} [A-Z][a-z]+ \d{4}\)$")
 BEFORE_WORDS = frozenset({"before", "prior", "previou", "earlier"})  # as _words spells them
+
+
+def _terms(text: str) -> set[str]:
+    """Content words, stemmed, for relevance: "what did she research" -> {"research"}, which
+    matches "Researching adoption agencies" and no longer every quote holding "what"."""
+    return set(analyze(text.replace("_", " ")))
 
 
 def _words(text: str) -> set[str]:
@@ -47,17 +101,31 @@ def _by_score(scores: dict[str, int]) -> list[str]:
     return sorted(scores, key=lambda p: (-scores[p], p))
 
 
+def _history(view: EntityView, prop: str) -> list[Any]:
+    return sorted((f for f in view.facts if f.property == prop), key=fact_order_key)
+
+
+def is_state(history: Sequence[Any]) -> bool:
+    """True when every value is short enough to be a state rather than a free-text note."""
+    return all(len(str(f.value)) <= STATE_VALUE_CHARS for f in history)
+
+
 def property_timeline(
-    view: EntityView, prop: str, times: Sequence[QuestionTime], max_facts: int
+    view: EntityView,
+    prop: str,
+    times: Sequence[QuestionTime],
+    max_facts: int,
+    labels: TurnLabels | None = None,
 ) -> list[str]:
     """One property's history with read-time intervals (a value holds until the next one),
     its changes counted, and the value at each time the question names."""
-    history = sorted((f for f in view.facts if f.property == prop), key=fact_order_key)
+    labels = labels or TurnLabels()
+    history = _history(view, prop)
     lines = [f"{prop}:"]
     for i, fact in enumerate(history[-max_facts:], start=max(0, len(history) - max_facts)):
         nxt = history[i + 1].t_from[:10] if i + 1 < len(history) else None
         until = fact.t_to[:10] if fact.t_to else (nxt or "now")
-        turn = view.turn_of(fact) or "-"
+        turn = labels.label(view.turn_of(fact))
         lines.append(f"  - {fact.t_from[:10]} to {until}: {_value(fact.value)} (turn {turn})")
     changes = compute_changes(history)
     said = "; ".join(
@@ -74,29 +142,50 @@ def property_timeline(
     return lines
 
 
+def property_notes(
+    view: EntityView, prop: str, question: str, limit: int, labels: TurnLabels
+) -> list[str]:
+    """A free-text property: only its facts sharing words with the question (at most
+    ``limit``, best first, shown in time order), each with the date it was said of."""
+    asked = _terms(question)
+    scored = [(len(asked & _terms(str(f.value))), f) for f in _history(view, prop)]
+    best = sorted((x for x in scored if x[0] > 0), key=lambda x: -x[0])[:limit]
+    shown = sorted((f for _, f in best), key=fact_order_key)
+    lines = [f"{prop} (notes):"] if shown else []
+    for fact in shown:
+        turn = labels.label(view.turn_of(fact))
+        lines.append(f"  - {fact.t_from[:10]}: {_value(fact.value, 200)} (turn {turn})")
+    return lines
+
+
 def _relevance(view: EntityView, question: str) -> dict[str, int]:
-    asked = _words(question)
+    asked = _terms(question)
     scores: dict[str, int] = {}
     for fact in view.facts:
-        text = f"{fact.property.replace('_', ' ')} {fact.value}"
-        scores[fact.property] = max(scores.get(fact.property, 0), len(asked & _words(text)))
+        text = f"{fact.property} {fact.value}"
+        scores[fact.property] = max(scores.get(fact.property, 0), len(asked & _terms(text)))
     return scores
 
 
 def computed_for_question(
     view: EntityView, question: str, times: Sequence[QuestionTime]
 ) -> list[str]:
-    """What the temporal operators answer for the property most relevant to the question:
-    its value at each time the question names, the value before any value the question
-    mentions ("before Google"), when a value it mentions began ("when did ... move to
-    Seattle"), how often it changed, and (with no time asked) its value now.
-    Small models copy such lines far more reliably than they read a timeline."""
-    scores = _relevance(view, question)
+    """What the temporal operators answer for the state property most relevant to the
+    question: its value at each time the question names, the value before any value the
+    question mentions ("before Google"), when a value it mentions began ("when did ... move
+    to Seattle"), how often it changed, and (with no time asked) its value now.
+    Small models copy such lines far more reliably than they read a timeline. Free-text
+    properties get no such lines: "changed 30 times" between quotes is noise."""
+    scores = {
+        prop: score
+        for prop, score in _relevance(view, question).items()
+        if is_state(_history(view, prop))
+    }
     if not scores or max(scores.values()) == 0:
         return []
     prop = _by_score(scores)[0]
     name = f"{view.entity.name}'s {prop}"
-    history = sorted((f for f in view.facts if f.property == prop), key=fact_order_key)
+    history = _history(view, prop)
     lines: list[str] = []
     for t in times:
         for day in dict.fromkeys((t.start, t.end)):
@@ -129,11 +218,43 @@ def computed_for_question(
     return lines
 
 
+def dated_matches(
+    views: Sequence[EntityView], question: str, labels: TurnLabels, limit: int = 2
+) -> list[str]:
+    """For a when-question: the facts that share the most content words with it, each with
+    the date it holds from (grounded at ingest: "last Saturday" said on 2023-05-25 is
+    2023-05-20). Without this line the 1.5B model answered the question date."""
+    if "when" not in _words(question):
+        return []
+    asked = _terms(question)
+    scored = [
+        (len(asked & _terms(f"{f.property} {f.value}")), v, f) for v in views for f in v.facts
+    ]
+    best = max((score for score, _, _ in scored), default=0)
+    if best == 0:
+        return []
+    top = sorted((x for x in scored if x[0] == best), key=lambda x: x[2].t_from)
+    lines: list[str] = []
+    for _, view, fact in top:
+        line = (
+            f'{view.entity.name}\'s {fact.property} "{_value(fact.value, 100)}" '
+            f"is dated {fact.t_from[:10]} (turn {labels.label(view.turn_of(fact))})"
+        )
+        if line not in lines:
+            lines.append(line)
+    return lines[:limit]
+
+
 def compact_entity(
-    view: EntityView, max_facts: int, question: str = "", times: Sequence[QuestionTime] = ()
+    view: EntityView,
+    max_facts: int,
+    question: str = "",
+    times: Sequence[QuestionTime] = (),
+    labels: TurnLabels | None = None,
 ) -> str:
-    """Entity header, then per property (most relevant to the question first) its timeline,
-    until ``max_facts`` facts are shown."""
+    """Entity header, then per property (most relevant to the question first) its timeline
+    (states) or its matching notes (free text), until ``max_facts`` facts are shown."""
+    labels = labels or TurnLabels()
     e = view.entity
     anchors = view.anchors()
     last = anchors[-1][:10] if anchors else "none"
@@ -142,13 +263,18 @@ def compact_entity(
     for prop in rank_properties(view, question):
         if shown >= max_facts:
             break
-        count = sum(1 for f in view.facts if f.property == prop)
-        lines += property_timeline(view, prop, times, max_facts - shown)
-        shown += count
+        history = _history(view, prop)
+        if is_state(history):
+            lines += property_timeline(view, prop, times, max_facts - shown, labels)
+            shown += len(history)
+        else:
+            notes = property_notes(view, prop, question, NOTES_PER_PROPERTY, labels)
+            lines += notes
+            shown += max(0, len(notes) - 1)
     return "\n".join(lines)
 
 
-def _turns(searcher: Searcher, question: str, k: int) -> str:
+def _turns(searcher: Searcher, question: str, k: int, labels: TurnLabels) -> str:
     try:
         hits = searcher.search(question, k=k).turns
     except Exception:  # a failing index must not stop the agent; the loop can still query
@@ -156,8 +282,20 @@ def _turns(searcher: Searcher, question: str, k: int) -> str:
     # In time order, like the timelines above them: ranked order put a later turn first, and
     # the small model then read it as the answer to as-of and before-X questions.
     hits = sorted(hits, key=lambda h: (h.time or "", h.graph_id))
-    lines = [f"- {h.graph_id} ({(h.time or '')[:10]}) {_value(h.text)}" for h in hits]
+    lines = [
+        f"- {labels.label(h.graph_id)} ({(h.time or '')[:10]}) "
+        f"{_value(_DATE_SUFFIX.sub('', h.text), TURN_CHARS)}"
+        for h in hits
+    ]
     return "Turns:\n" + "\n".join(lines) if lines else ""
+
+
+def without_person_names(question: str, views: Sequence[EntityView]) -> str:
+    """The question without the names of the persons it found: a value that merely names one
+    ("Caroline's painting") is not relevant to every question about her."""
+    persons = [v.entity.name for v in views if v.entity.entity_type.value == "Person"]
+    names = {w for name in persons for w in _words(name)}
+    return " ".join(w for w in _WORDS.findall(question.lower()) if _words(w).isdisjoint(names))
 
 
 def prefetch(
@@ -166,22 +304,30 @@ def prefetch(
     searcher: Searcher | None,
     config: AgentConfig,
     times: Sequence[QuestionTime] = (),
-) -> str:
-    """The fast path's context, at most ``config.max_context_chars`` characters."""
+) -> Prefetched:
+    """The fast path's context, at most ``config.max_context_chars`` characters: the
+    entities' part first, then the turns, which keep their share of the budget."""
+    labels = TurnLabels()
+    turns = ""
+    if searcher is not None and config.prefetch_turns:
+        turns = _turns(searcher, question, config.prefetch_turns, labels)
+        turns = turns[: int(config.max_context_chars * TURNS_SHARE)]
     parts: list[str] = []
     if config.prefetch_entities:
         try:
             views = top_entities(store, question, config.prefetch_entities, searcher)
         except Exception:  # the store failing is reported by the tools, not here
             views = []
-        computed = [line for v in views for line in computed_for_question(v, question, times)]
+        topic = without_person_names(question, views)
+        computed = [line for v in views for line in computed_for_question(v, topic, times)]
+        computed += dated_matches(views, topic, labels)
         if computed:
             parts.append("Computed for this question:\n" + "\n".join(f"- {c}" for c in computed))
-        parts += [compact_entity(v, config.max_facts, question, times) for v in views]
-    if searcher is not None and config.prefetch_turns:
-        parts.append(_turns(searcher, question, config.prefetch_turns))
-    text = "\n\n".join(p for p in parts if p) or NOTHING
-    return text[: config.max_context_chars]
+        parts += [compact_entity(v, config.max_facts, topic, times, labels) for v in views]
+    budget = config.max_context_chars - len(turns) - 2
+    entities = "\n\n".join(p for p in parts if p)[: max(0, budget)]
+    text = "\n\n".join(p for p in (entities, turns) if p) or NOTHING
+    return Prefetched(text, labels)
 
 
 TURN_TEXT = "SELECT turn_id, speaker, text FROM turns WHERE turn_id = :turn_id"

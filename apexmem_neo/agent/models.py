@@ -37,7 +37,7 @@ class AgentConfig(BaseModel):
     max_tool_calls: int = Field(default=40, ge=1, le=200)
     max_iters: int = Field(default=LOCAL_MAX_ITERS, ge=1, le=200)
     prefetch_entities: int = Field(default=2, ge=0, le=10)
-    prefetch_turns: int = Field(default=4, ge=0, le=20)
+    prefetch_turns: int = Field(default=8, ge=0, le=20)
     max_facts: int = Field(default=12, ge=1, le=200)
     max_context_chars: int = Field(default=4000, ge=200)
     max_observation_chars: int = Field(default=4000, ge=200)

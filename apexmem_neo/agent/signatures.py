@@ -7,20 +7,24 @@ import dspy
 # Both paths once said "a date as YYYY-MM-DD" alone, and the 1.5B model then answered a date
 # to "what"/"where" questions; the wording now says when a date is wanted.
 FAST_ANSWER_DESC = (
-    "the value the question asks for, copied from the context: a name, a place or a number; "
+    "the short answer in the context's own words (a name, a place, a number or a phrase); "
     "a date (YYYY-MM-DD) only when the question asks when"
 )
+QUESTION_DATE_DESC = "today: when the question is asked, not when things happened"
 ANSWER_DESC = "the short answer the question asks for: a name, a value, or a date (YYYY-MM-DD)"
 
 
 class AnswerFromContext(dspy.Signature):  # type: ignore[misc]
     """Answer the question from the memory context only. The lines computed for this question
-    answer it when they name what it asks; otherwise read the timelines: a value holds from
-    its date until the next value's date. Cite the turn ids the answer rests on. Set
-    enough_context to false if the context does not contain the answer."""
+    answer it when they name what it asks; otherwise read the timelines (a value holds from
+    its date until the next value's date) and the turns, each shown with the date it was said
+    on: resolve "yesterday" or "last year" in a turn against that date. The question date is
+    when the question is asked, never the answer by itself. Cite the turns (T1, T2, ...) the
+    answer rests on. Set enough_context to false if the context does not contain the answer."""
 
     question: str = dspy.InputField()
-    question_date: str = dspy.InputField(desc="the date the question is asked on")
+    # "the date the question is asked on" made the 1.5B model answer it to when-questions
+    question_date: str = dspy.InputField(desc=QUESTION_DATE_DESC)
     time_hints: str = dspy.InputField(desc="time words of the question as explicit dates")
     context: str = dspy.InputField(desc="entities with their facts, and matching turns")
     answer: str = dspy.OutputField(desc=FAST_ANSWER_DESC)

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from typing import Any
 
 import dspy
@@ -59,9 +60,24 @@ def test_prefetched_context_reaches_the_model(
     tools = build_tools(store, backend, searcher)
     MemoryAgent(dummy, store, tools, backend, searcher).ask("Alice favourite restaurant?")
     prompt = str(dummy.history[-1]["messages"])
-    assert "2024-01-15 to 2024-03-20: Italian Garden (turn alice_turn_1)" in prompt
-    assert "2024-03-20 to now: Sakura Sushi (turn alice_turn_2)" in prompt
+    assert re.search(r"2024-01-15 to 2024-03-20: Italian Garden \(turn T\d+\)", prompt)
+    assert re.search(r"2024-03-20 to now: Sakura Sushi \(turn T\d+\)", prompt)
     assert "changed 1 time(s): on 2024-03-20 from Italian Garden to Sakura Sushi" in prompt
+    assert TURN_2 not in prompt  # the long id is shown as a short label
+
+
+def test_a_cited_turn_label_is_mapped_back_to_its_turn(
+    store: SQLiteGraphStore, backend: SQLiteQueryBackend, searcher: HybridSearch
+) -> None:
+    probe = lm([FAST_OK])
+    tools = build_tools(store, backend, searcher)
+    MemoryAgent(probe, store, tools, backend, searcher).ask("Alice favourite restaurant?")
+    found = re.search(r"Sakura Sushi \(turn (T\d+)\)", str(probe.history[-1]["messages"]))
+    assert found is not None
+    cites_label = {**FAST_OK, "evidence_turn_ids": [found.group(1).lower()]}
+    res = agent(store, backend, searcher, [cites_label]).ask("Alice favourite restaurant?")
+    assert [e.turn_id for e in res.evidence] == [TURN_2]
+    assert res.evidence[0].text == f"Alice: {TEXT_2}"
 
 
 def test_auto_falls_back_to_react_when_context_is_not_enough(

@@ -3,14 +3,16 @@
 from __future__ import annotations
 
 from apexmem_neo.agent.context import (
+    TurnLabels,
     compact_entity,
     computed_for_question,
+    dated_matches,
     prefetch,
     rank_properties,
 )
 from apexmem_neo.agent.models import AgentConfig
 from apexmem_neo.agent.timewords import QuestionTime, question_times, resolve_time_words
-from apexmem_neo.ontology import Entity, Fact, Session, Turn
+from apexmem_neo.ontology import Entity, Fact, GraphBatch, Session, Turn
 from apexmem_neo.search import HybridSearch
 from apexmem_neo.search.backends.embedded import EmbeddedIndex
 from apexmem_neo.search.documents import turn_documents
@@ -105,5 +107,72 @@ def test_prefetched_turns_are_listed_in_time_order(store: SQLiteGraphStore) -> N
     searcher.index_documents(turn_documents(turns, [session], window=0))
     assert (searcher.search("pizza", k=2).turns[0].time or "").startswith("2024-05")  # ranked first
     config = AgentConfig(prefetch_entities=0, prefetch_turns=2)
-    listed = prefetch(store, "pizza", searcher, config).split("Turns:\n", 1)[1].splitlines()
+    listed = prefetch(store, "pizza", searcher, config).text.split("Turns:\n", 1)[1].splitlines()
     assert [line.split("(", 1)[1][:10] for line in listed] == ["2024-01-05", "2024-05-05"]
+
+
+def _quotes(store: SQLiteGraphStore, n: int) -> list[Fact]:
+    """``n`` long free-text values of one property, as a small model extracts them."""
+    base = store.history(ALICE, "favourite_restaurant")[0]
+    return [
+        base.model_copy(
+            update={
+                "property": "inspiring_story",
+                "value": f"Quote {i}: " + ("we went hiking " if i == 3 else "so much fun ") * 6,
+                "fact_id": f"q{i}",
+                "t_from": f"2024-02-{i % 28 + 1:02d}T00:00:00",
+            }
+        )
+        for i in range(n)
+    ]
+
+
+def test_free_text_properties_show_only_the_notes_that_match(store: SQLiteGraphStore) -> None:
+    view = _view(store, _quotes(store, 30))
+    text = compact_entity(view, max_facts=12, question="When did Alice go hiking?")
+    notes = text.split("inspiring_story (notes):\n", 1)[1].split("\n")
+    assert notes[0].startswith("  - 2024-02-04: Quote 3: we went hiking")
+    assert not notes[1].startswith("  - 2024-02")  # no other quote: they share no word
+    assert "inspiring_story changed" not in text
+    # free text gives no computed lines; the state property still does
+    computed = computed_for_question(view, "When did Alice go hiking?", [])
+    assert computed == []
+    assert computed_for_question(view, "Her favourite restaurant now?", [])[0].startswith(
+        "Alice's favourite_restaurant now: Sakura Sushi"
+    )
+
+
+def test_turns_keep_their_share_of_the_budget(store: SQLiteGraphStore) -> None:
+    session = Session(conversation_id="c", seq=1, started_at="2024-01-01T00:00:00")
+    turns = [
+        Turn(session_id=session.session_id, seq=i, speaker="Alice", text=f"hiking trip {i}",
+             anchor=f"2024-01-0{i + 1}T10:00:00")
+        for i in range(3)
+    ]  # fmt: skip
+    searcher = HybridSearch(EmbeddedIndex(), HashingEmbedder())
+    searcher.create()
+    searcher.index_documents(turn_documents(turns, [session], window=0))
+    quotes = [
+        Fact(entity_id=ALICE, property="inspiring_story", dtype="str", value=q.value,
+             t_from=q.t_from, event_id=q.event_id, evidence_id=q.evidence_id)
+        for q in _quotes(store, 30)
+    ]  # fmt: skip
+    store.write(GraphBatch(facts=quotes, recorded_at="2024-03-22T00:00:00"))
+    config = AgentConfig(prefetch_entities=1, prefetch_turns=3, max_context_chars=900)
+    found = prefetch(store, "Alice hiking restaurant so much fun", searcher, config)
+    assert len(found.text) <= 900
+    listed = found.text.split("Turns:\n", 1)[1].splitlines()
+    assert len(listed) == 3 and all("hiking trip" in line for line in listed)
+    label = listed[0].split()[1]
+    assert found.labels.resolve([label, "other"]) == [turns[0].turn_id, "other"]
+
+
+def test_a_when_question_gets_the_date_of_the_best_matching_fact(store: SQLiteGraphStore) -> None:
+    view = _view(store, _quotes(store, 30))
+    labels = TurnLabels()
+    lines = dated_matches([view], "When did Alice go hiking?", labels)
+    assert len(lines) == 1
+    assert lines[0].startswith("Alice's inspiring_story \"Quote 3: we went hiking")
+    assert lines[0].endswith("is dated 2024-02-04 (turn -)")  # this view holds no events
+    assert dated_matches([view], "Where did Alice go hiking?", labels) == []  # not a when
+    assert dated_matches([view], "When did Alice swim?", labels) == []  # nothing matches
