@@ -2,8 +2,9 @@
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable, Mapping
-from typing import Any
+from typing import Any, Final
 
 from apexmem_neo.tools import markdown
 from apexmem_neo.tools.backend import LANGUAGES, QueryBackend, QueryLimits, ToolError
@@ -35,6 +36,7 @@ def run_graph_query(
     limits = limits or QueryLimits()
     try:
         lang = _language(language)
+        _check_language_matches(query, lang, backend)
         values = _params(params)
         res = backend.run(query, lang, values, limits)
     except ToolError as exc:
@@ -63,6 +65,45 @@ def graph_query_tool(
         timeout=bound.timeout_s,
     )
     return graph_query
+
+
+_CYPHER_START: Final = re.compile(
+    r"^\s*(OPTIONAL\s+MATCH|MATCH|MERGE|UNWIND|CALL|RETURN)\b", re.IGNORECASE
+)
+_SQL_START: Final = re.compile(r"^\s*(SELECT)\b", re.IGNORECASE)
+SQL_BY_NAME: Final = (
+    "SELECT f.property, f.value_json, f.t_from, f.t_to FROM facts f\n"
+    "JOIN entities e ON e.entity_id = f.entity_id\n"
+    "WHERE e.name = 'Some Name' AND f.property = 'some_property'\n"
+    "ORDER BY f.t_from DESC LIMIT 5"
+)
+
+
+def _check_language_matches(query: str, language: str, backend: QueryBackend) -> None:
+    """Refuse a query written in the other language, saying so. Measured: the 1.5B model
+    sent the same Cypher three times as language='sql' when told only "SQL syntax error"."""
+    cypher = _CYPHER_START.match(query or "")
+    if language == "sql" and cypher:
+        keyword = cypher.group(1).split()[-1].upper()
+        if backend.native_language == "cypher":
+            raise ToolError(
+                "Cypher sent as SQL",
+                f"the query starts with {keyword}, which is Cypher, but language is 'sql'. "
+                "Send it again with language='cypher', or write a SQL SELECT.",
+            )
+        raise ToolError(
+            "Cypher sent as SQL",
+            f"the query starts with {keyword}, which is Cypher; this memory runs on "
+            f"{backend.name} and takes SQL only: one SELECT over the tables (entities, "
+            "facts, events, turns, ...).",
+            SQL_BY_NAME,
+        )
+    if language == "cypher" and _SQL_START.match(query or ""):
+        raise ToolError(
+            "SQL sent as Cypher",
+            "the query starts with SELECT, which is SQL, but language is 'cypher'. "
+            "Send it again with language='sql'.",
+        )
 
 
 def _language(language: str) -> Any:

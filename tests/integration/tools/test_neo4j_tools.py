@@ -89,6 +89,12 @@ def test_errors_are_markdown(neo4j_backend: Neo4jQueryBackend) -> None:
     out = run_graph_query(neo4j_backend, "SELECT * FROM facts NATURAL JOIN entities", "sql")
     assert out.startswith("## Error: Unsupported SQL in the SQL-compat shim")
     assert "Instead, try:\n```\nMATCH (f:Fact) OPTIONAL MATCH" in out
+    # Cypher sent as SQL on Neo4j: told to switch the language (both run here)
+    out = run_graph_query(neo4j_backend, "MATCH (f:Fact) RETURN count(f) AS n", "sql")
+    assert out.startswith("## Error: Cypher sent as SQL") and "language='cypher'" in out
+    assert run_graph_query(neo4j_backend, "MATCH (f:Fact) RETURN count(f) AS n").startswith(
+        "**1 row"
+    )
     unreachable = Neo4jQueryBackend(neo4j_backend.driver, database="tqx_no_such_db")
     assert run_graph_query(unreachable, "RETURN 1").startswith("## Error:")
 

@@ -115,6 +115,27 @@ def test_errors_are_markdown_never_exceptions(sqlite_backend: SQLiteQueryBackend
     assert run_graph_query(missing, "SELECT 1", "sql").startswith("## Error: No database")
 
 
+def test_a_query_in_the_other_language_is_named_as_such(
+    sqlite_backend: SQLiteQueryBackend,
+) -> None:
+    cypher = "MATCH (e:Entity {name: 'Alice'})-[:HAS_FACT]->(f) RETURN f.value_json"
+    out = run_graph_query(sqlite_backend, cypher, "sql")
+    assert out.startswith("## Error: Cypher sent as SQL")
+    assert "starts with MATCH, which is Cypher" in out and "takes SQL only" in out
+    assert "JOIN entities e ON e.entity_id = f.entity_id" in out  # a SQL form to copy
+    optional = run_graph_query(sqlite_backend, "  optional match (n) return n", "sql")
+    assert optional.startswith("## Error: Cypher sent as SQL")
+    sql_as_cypher = run_graph_query(sqlite_backend, "SELECT 1", "cypher")
+    assert sql_as_cypher.startswith("## Error: SQL sent as Cypher")
+    assert "language='sql'" in sql_as_cypher
+    # the suggested form runs as it is
+    from apexmem_neo.tools.graph_query import SQL_BY_NAME
+
+    assert run_graph_query(sqlite_backend, SQL_BY_NAME, "sql").startswith("**0 rows.**")
+    alices = SQL_BY_NAME.replace("'Some Name' AND f.property = 'some_property'", "'Alice Tqx'")
+    assert run_graph_query(sqlite_backend, alices, "sql").startswith("**5 rows.**")
+
+
 class ExplodingBackend:
     name = "Exploding"
     native_language: Language = "sql"
