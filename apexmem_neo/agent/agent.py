@@ -16,6 +16,7 @@ with its latency and token usage (``dspy.track_usage``).
 
 from __future__ import annotations
 
+import re
 import time
 from collections.abc import Callable, Mapping
 from typing import Any
@@ -33,6 +34,18 @@ from apexmem_neo.ontology.types import TimeLike, normalize_time
 from apexmem_neo.store.protocol import GraphStore
 from apexmem_neo.tools.backend import QueryBackend
 from apexmem_neo.tools.entity_lookup import Searcher
+
+_NON_ANSWER = re.compile(
+    r"^\W*(|none|null|n/?a|unknown|no answer( provided| found)?|not (found|available|provided))"
+    r"\W*$",
+    re.IGNORECASE,
+)
+
+
+def is_non_answer(answer: str | None) -> bool:
+    """True for an empty reply or a placeholder ("No answer provided", "unknown"). "Not
+    mentioned" is an answer (LOCOMO's adversarial questions want it)."""
+    return _NON_ANSWER.match(answer or "") is not None
 
 
 class _CallCounter(BaseCallback):  # type: ignore[misc]
@@ -91,7 +104,11 @@ class MemoryAgent:
             if chosen in ("fast", "auto"):
                 turn_ids = self._fast(inputs, result, tracker, final=chosen == "fast")
             if chosen == "react" or (chosen == "auto" and not result.enough_context):
+                fast_answer, fast_ids = result.answer, turn_ids
                 turn_ids = self._react(inputs, result, tracker)
+                if is_non_answer(result.answer) and not is_non_answer(fast_answer):
+                    # the loop found nothing better: keep what the context gave
+                    result.answer, turn_ids, result.mode = fast_answer, fast_ids, "fast"
             result.tokens = token_total(tracker)
         result.evidence = quote_turns(self.backend, labels.resolve(turn_ids))
         result.llm_calls = counter.calls

@@ -10,6 +10,7 @@ import pytest
 from dspy.utils import DummyLM
 
 from apexmem_neo.agent import AgentConfig, MemoryAgent, build_tools
+from apexmem_neo.agent.agent import is_non_answer
 from apexmem_neo.errors import ApexMemError
 from apexmem_neo.search import HybridSearch
 from apexmem_neo.store.sqlite import SQLiteGraphStore
@@ -192,3 +193,27 @@ def test_loop_budget_is_small_for_a_model_served_here() -> None:
     assert max_iters_for("http://localhost:11434") == 4
     assert max_iters_for("https://api.openai.com/v1") == 12
     assert max_iters_for(None) == 12
+
+
+def test_auto_keeps_the_fast_answer_when_the_loop_finds_none(
+    store: SQLiteGraphStore, backend: SQLiteQueryBackend, searcher: HybridSearch
+) -> None:
+    unsure = {"answer": "Sakura Sushi", "evidence_turn_ids": [TURN_2], "enough_context": False}
+    answers = [
+        unsure,
+        step("finish", {}),
+        {"reasoning": "nothing found", "answer": "No answer provided", "evidence_turn_ids": []},
+    ]
+    res = agent(store, backend, searcher, answers).ask("What is Alice's favourite restaurant?")
+    assert res.answer == "Sakura Sushi" and res.mode == "fast"
+    assert [e.turn_id for e in res.evidence] == [TURN_2]
+    assert [s.phase for s in res.trace] == ["fast", "react", "extract"]  # the loop did run
+
+
+@pytest.mark.parametrize(
+    ("answer", "non"),
+    [("", True), ("No answer provided.", True), ("unknown", True), ("N/A", True),
+     ("Not mentioned in the conversation", False), ("Seattle", False), ("0", False)],
+)  # fmt: skip
+def test_non_answers(answer: str, non: bool) -> None:
+    assert is_non_answer(answer) is non
