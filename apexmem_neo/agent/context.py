@@ -221,15 +221,15 @@ def computed_for_question(
 def dated_matches(
     views: Sequence[EntityView], question: str, labels: TurnLabels, limit: int = 2
 ) -> list[str]:
-    """For a when-question: the facts that share the most content words with it, each with
-    the date it holds from (grounded at ingest: "last Saturday" said on 2023-05-25 is
-    2023-05-20). Without this line the 1.5B model answered the question date."""
+    """For a when-question: the free-text facts that share the most content words with it,
+    each with the date it holds from (grounded at ingest: "last Saturday" said on 2023-05-25
+    is 2023-05-20). Without this line the 1.5B model answered the question date. States get
+    their "became" and "changed" lines instead: both at once made it answer a value."""
     if "when" not in _words(question):
         return []
     asked = _terms(question)
-    scored = [
-        (len(asked & _terms(f"{f.property} {f.value}")), v, f) for v in views for f in v.facts
-    ]
+    notes = [(v, f) for v in views for f in v.facts if not is_state(_history(v, f.property))]
+    scored = [(len(asked & _terms(f"{f.property} {f.value}")), v, f) for v, f in notes]
     best = max((score for score, _, _ in scored), default=0)
     if best == 0:
         return []

@@ -176,3 +176,5 @@ def test_a_when_question_gets_the_date_of_the_best_matching_fact(store: SQLiteGr
     assert lines[0].endswith("is dated 2024-02-04 (turn -)")  # this view holds no events
     assert dated_matches([view], "Where did Alice go hiking?", labels) == []  # not a when
     assert dated_matches([view], "When did Alice swim?", labels) == []  # nothing matches
+    # a state property has its own computed lines; no dated line competes with them
+    assert dated_matches([view], "When did her favourite restaurant change?", labels) == []
