@@ -110,6 +110,12 @@ def is_state(history: Sequence[Any]) -> bool:
     return all(len(str(f.value)) <= STATE_VALUE_CHARS for f in history)
 
 
+def state_properties(view: EntityView) -> set[str]:
+    """The view's properties that are states, in one pass over its facts."""
+    notes = {f.property for f in view.facts if len(str(f.value)) > STATE_VALUE_CHARS}
+    return {f.property for f in view.facts} - notes
+
+
 def property_timeline(
     view: EntityView,
     prop: str,
@@ -176,11 +182,8 @@ def computed_for_question(
     to Seattle"), how often it changed, and (with no time asked) its value now.
     Small models copy such lines far more reliably than they read a timeline. Free-text
     properties get no such lines: "changed 30 times" between quotes is noise."""
-    scores = {
-        prop: score
-        for prop, score in _relevance(view, question).items()
-        if is_state(_history(view, prop))
-    }
+    states = state_properties(view)
+    scores = {prop: score for prop, score in _relevance(view, question).items() if prop in states}
     if not scores or max(scores.values()) == 0:
         return []
     prop = _by_score(scores)[0]
@@ -228,7 +231,10 @@ def dated_matches(
     if "when" not in _words(question):
         return []
     asked = _terms(question)
-    notes = [(v, f) for v in views for f in v.facts if not is_state(_history(v, f.property))]
+    notes = []
+    for view in views:
+        states = state_properties(view)
+        notes += [(view, f) for f in view.facts if f.property not in states]
     scored = [(len(asked & _terms(f"{f.property} {f.value}")), v, f) for v, f in notes]
     best = max((score for score, _, _ in scored), default=0)
     if best == 0:
