@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import argparse
 import json
 import uuid
 from collections.abc import Callable
@@ -23,9 +24,10 @@ def embedder(model: str = DEFAULT_MODEL) -> CachedEmbedder:
 
 
 def make_index(
-    backend: str, es_url: str, neo4j_uri: str, tag: str
+    backend: str, es_url: str, neo4j_uri: str, tag: str, es_vector_index: str = "hnsw"
 ) -> tuple[SearchIndex, Callable[[], None]]:
-    """A fresh, uniquely named index on ``backend`` and a function that drops and closes it."""
+    """A fresh, uniquely named index on ``backend`` and a function that drops and closes it
+    (``es_vector_index``: Elasticsearch's HNSW vector format, float, int8 or BBQ)."""
     name = f"bench_{tag}_{uuid.uuid4().hex[:8]}"
     if backend == "embedded":
         from apexmem_neo.search.backends.embedded import EmbeddedIndex
@@ -38,7 +40,7 @@ def make_index(
         from apexmem_neo.search.backends.elasticsearch import ElasticsearchIndex
 
         client = Elasticsearch(es_url, request_timeout=120)
-        index = ElasticsearchIndex(client, name, url=es_url)
+        index = ElasticsearchIndex(client, name, url=es_url, vector_index=es_vector_index)
 
         def _close_es() -> None:
             index.drop()
@@ -59,6 +61,17 @@ def make_index(
 
         return index, _close_neo4j
     raise ValueError(f"unknown backend {backend!r}; known: {BACKENDS}")
+
+
+def add_es_vector_index_argument(parser: argparse.ArgumentParser) -> None:
+    from apexmem_neo.search.backends.elasticsearch import DEFAULT_VECTOR_INDEX, VECTOR_INDEX_TYPES
+
+    parser.add_argument(
+        "--es-vector-index",
+        choices=VECTOR_INDEX_TYPES,
+        default=DEFAULT_VECTOR_INDEX,
+        help="Elasticsearch vector format: float HNSW, int8 or BBQ (quantised, rescored)",
+    )
 
 
 def write_json(name: str, payload: dict[str, Any]) -> Path:

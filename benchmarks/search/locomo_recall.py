@@ -53,7 +53,9 @@ def evaluate(search: HybridSearch, convs: list[locomo.Conversation]) -> dict[str
 def run_backend(
     backend: str, args: argparse.Namespace, embedder: Embedder, convs: list[locomo.Conversation]
 ) -> dict[str, dict[str, float]]:
-    index, close = common.make_index(backend, args.es_url, args.neo4j_uri, "locomo")
+    index, close = common.make_index(
+        backend, args.es_url, args.neo4j_uri, "locomo", args.es_vector_index
+    )
     results: dict[str, dict[str, float]] = {}
     try:
         loader = HybridSearch(index, embedder)
@@ -97,6 +99,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--window", type=int, default=DEFAULT_WINDOW)
     parser.add_argument("--es-url", default="http://127.0.0.1:9200")
     parser.add_argument("--neo4j-uri", default="bolt://127.0.0.1:7687")
+    common.add_es_vector_index_argument(parser)
     args = parser.parse_args(argv)
     if not args.data.exists():
         print(f"LOCOMO data not found at {args.data}; skipping (pass --data PATH)")

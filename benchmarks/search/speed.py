@@ -90,7 +90,9 @@ class PrecomputedEmbedder:
 
 def measure(backend: str, size: int, args: argparse.Namespace) -> dict[str, float]:
     docs = synthetic(size)
-    index, close = common.make_index(backend, args.es_url, args.neo4j_uri, "speed")
+    index, close = common.make_index(
+        backend, args.es_url, args.neo4j_uri, "speed", args.es_vector_index
+    )
     try:
         index.create(DIMS)
         started = time.perf_counter()
@@ -163,6 +165,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--model", default=DEFAULT_MODEL, help="the embedding model to time")
     parser.add_argument("--es-url", default="http://127.0.0.1:9200")
     parser.add_argument("--neo4j-uri", default="bolt://127.0.0.1:7687")
+    common.add_es_vector_index_argument(parser)
     parser.add_argument(
         "--optimize",
         action="store_true",
@@ -176,7 +179,10 @@ def main(argv: list[str] | None = None) -> int:
             print(row)
             rows.append(row)
     model = {} if args.no_model else model_speed(args.model)
-    out = Table(title=f"Search speed (preset {args.preset}, search(query, k=10): 4 groups)")
+    out = Table(
+        title=f"Search speed (preset {args.preset}, search(query, k=10): 4 groups; "
+        f"Elasticsearch vectors {args.es_vector_index})"
+    )
     columns = ("backend", "docs", "index docs/s", "query p50 ms", "query p95 ms", "first query ms")
     for col in columns:
         out.add_column(col, justify="left" if col == "backend" else "right")
@@ -204,12 +210,14 @@ def main(argv: list[str] | None = None) -> int:
             f"model {args.model}: {model['embed_docs_per_s']:.0f} docs/s, "
             f"query embedding p50 {model['query_embed_p50_ms']:.1f} ms"
         )
+    suffix = "" if args.es_vector_index == "hnsw" else f"_{args.es_vector_index}"
     print(
         "wrote",
         common.write_json(
-            f"search_speed_{'_'.join(args.backends)}.json",
+            f"search_speed_{'_'.join(args.backends)}{suffix}.json",
             {
                 "preset": args.preset,
+                "es_vector_index": args.es_vector_index,
                 "rows": rows,
                 "model": {"name": args.model, **model},
                 "load_avg": os.getloadavg(),

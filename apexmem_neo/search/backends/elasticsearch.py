@@ -50,20 +50,33 @@ _TERMS = {DocField.TEXT: "text_terms", DocField.CONTEXT: "context_terms"}
 # an unfiltered graph walk. A kind filter on one shared graph made HNSW wander: in a scratch
 # probe on 100k synthetic documents a 10% kind took 20 ms per kNN request (6.5 ms on its own
 # graph); end to end, benchmarks/search/speed.py went from p50 207 to 110 ms at 100k.
-VECTOR_INDEX_OPTIONS: dict[str, Any] = {"type": "hnsw", "m": 16, "ef_construction": 100}
+VECTOR_INDEX_TYPES = ("hnsw", "int8_hnsw", "bbq_hnsw")
+DEFAULT_VECTOR_INDEX = "hnsw"
+# Quantised graphs gather oversample * k candidates and rescore them with the float vectors.
+RESCORE_OVERSAMPLE = 3.0
+
+
+def vector_index_options(vector_index: str) -> dict[str, Any]:
+    """HNSW options for one of ``VECTOR_INDEX_TYPES``: float, int8 or BBQ (1-bit) vectors."""
+    if vector_index not in VECTOR_INDEX_TYPES:
+        raise ValueError(f"unknown vector index {vector_index!r}; known: {VECTOR_INDEX_TYPES}")
+    options: dict[str, Any] = {"type": vector_index, "m": 16, "ef_construction": 100}
+    if vector_index != "hnsw":
+        options["rescore_vector"] = {"oversample": RESCORE_OVERSAMPLE}
+    return options
 
 
 VECTOR_FIELDS = [per_kind_vector_name(kind, field) for kind in ALL_KINDS for field in DocField]
 
 
-def mapping(dimensions: int) -> dict[str, Any]:
-    """The index mapping: keyword filters, whitespace-analysed terms, float HNSW vectors."""
+def mapping(dimensions: int, vector_index: str = DEFAULT_VECTOR_INDEX) -> dict[str, Any]:
+    """The index mapping: keyword filters, whitespace-analysed terms, HNSW vectors."""
     vector = {
         "type": "dense_vector",
         "dims": dimensions,
         "index": True,
         "similarity": "cosine",
-        "index_options": VECTOR_INDEX_OPTIONS,
+        "index_options": vector_index_options(vector_index),
     }
     keyword = {"type": "keyword"}
     terms = {"type": "text", "analyzer": "whitespace", "similarity": "BM25"}
@@ -90,10 +103,18 @@ def mapping(dimensions: int) -> dict[str, Any]:
 class ElasticsearchIndex:
     """SearchIndex on one Elasticsearch index named ``name`` (the caller makes it unique)."""
 
-    def __init__(self, client: Elasticsearch, name: str, url: str | None = None) -> None:
+    def __init__(
+        self,
+        client: Elasticsearch,
+        name: str,
+        url: str | None = None,
+        vector_index: str = DEFAULT_VECTOR_INDEX,
+    ) -> None:
+        vector_index_options(vector_index)  # a bad name fails here, before any request
         self._client = client
         self._name = name
         self._url = url or _client_url(client)
+        self._vector_index = vector_index
 
     @property
     def name(self) -> str:
@@ -125,7 +146,7 @@ class ElasticsearchIndex:
                 return
             self._client.indices.create(
                 index=self._name,
-                mappings=mapping(dimensions),
+                mappings=mapping(dimensions, self._vector_index),
                 settings=INDEX_SETTINGS,
             )
 

@@ -5,21 +5,29 @@ from __future__ import annotations
 from collections.abc import Callable, Iterator
 from pathlib import Path
 
+import numpy as np
 import pytest
 
+from apexmem_neo.search.backends import embedded
 from apexmem_neo.search.backends.embedded import EmbeddedIndex
-from apexmem_neo.search.protocol import SearchError
+from apexmem_neo.search.config import DocField, Method
+from apexmem_neo.search.documents import DocKind, SearchDocument
+from apexmem_neo.search.protocol import ChannelRequest, IndexedDocument, SearchError
 from tests.unit.search.contract import *  # noqa: F403
 
 
-@pytest.fixture(params=["memory", "file"])
+@pytest.fixture(params=["memory", "file", "sign-bits"])
 def make_index(
-    request: pytest.FixtureRequest, tmp_path: Path
+    request: pytest.FixtureRequest, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> Iterator[Callable[[], EmbeddedIndex]]:
+    """Each backend case runs in memory, on a file, and with the large-index dense path
+    (sign-bit first pass, then exact scores) forced on the small test corpus."""
     made: list[EmbeddedIndex] = []
+    if request.param == "sign-bits":
+        monkeypatch.setattr(embedded, "EXACT_DENSE_LIMIT", 0)
 
     def _make() -> EmbeddedIndex:
-        path = ":memory:" if request.param == "memory" else tmp_path / f"s{len(made)}.sqlite3"
+        path = ":memory:" if request.param != "file" else tmp_path / f"s{len(made)}.sqlite3"
         made.append(EmbeddedIndex(path))
         return made[-1]
 
@@ -126,3 +134,48 @@ def test_a_repeated_query_is_embedded_once() -> None:
     assert first == again
     assert embedder.calls == [["painted sunrise"]]
     search.index.close()
+
+
+def _clustered_index(n: int, dims: int, seed: int) -> tuple[EmbeddedIndex, np.ndarray]:
+    """``n`` turns whose unit vectors sit around 50 centres (sentence embeddings cluster)."""
+    rng = np.random.default_rng(seed)
+    centres = rng.standard_normal((50, dims))
+    vectors = centres[rng.integers(0, 50, n)] + 0.7 * rng.standard_normal((n, dims)) + 2.0
+    vectors = (vectors / np.linalg.norm(vectors, axis=1, keepdims=True)).astype(np.float32)
+    index = EmbeddedIndex()
+    index.create(dims)
+    docs = [
+        SearchDocument(kind=DocKind.TURN, graph_id=f"t{i}", text=f"turn {i}", context="")
+        for i in range(n)
+    ]
+    index.upsert(IndexedDocument(d, "", "", v, v) for d, v in zip(docs, vectors, strict=True))
+    return index, vectors
+
+
+def test_large_index_sign_bit_first_pass_finds_the_exact_neighbours(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """Above EXACT_DENSE_LIMIT only the documents nearest in sign bits are scored exactly;
+    with 96-d vectors (not whole 64-bit words) the top 10 must match exact search."""
+    index, vectors = _clustered_index(3000, 96, seed=5)
+    rng = np.random.default_rng(6)
+    queries = []
+    for source in rng.integers(0, 3000, 20):
+        q = vectors[source] + 0.02 * rng.standard_normal(96)
+        queries.append((int(source), tuple(float(x) for x in q / np.linalg.norm(q))))
+
+    def top10(vector: tuple[float, ...]) -> list[str]:
+        request = ChannelRequest(method=Method.DENSE, field=DocField.TEXT, k=10, vector=vector)
+        return [h.doc_id for h in index.retrieve([request])[0]]
+
+    exact = [top10(q) for _, q in queries]
+    monkeypatch.setattr(embedded, "EXACT_DENSE_LIMIT", 1000)
+    monkeypatch.setattr(embedded, "MIN_CANDIDATES", 100)  # 100 of 3000 scored exactly
+    index._memory.changed()  # type: ignore[union-attr]
+    approximate = [top10(q) for _, q in queries]
+    overlap = [len(set(a) & set(e)) / 10 for a, e in zip(approximate, exact, strict=True)]
+    assert sum(overlap) / len(overlap) >= 0.9, overlap
+    assert [ids[0] for ids in approximate] == [ids[0] for ids in exact]
+    docs = index.get([ids[0] for ids in approximate])
+    assert [docs[ids[0]].graph_id for ids in approximate] == [f"t{s}" for s, _ in queries]
+    index.close()
