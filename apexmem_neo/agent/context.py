@@ -20,6 +20,7 @@ from typing import Any
 
 from apexmem_neo.agent.models import AgentConfig, EvidenceItem
 from apexmem_neo.agent.timewords import QuestionTime
+from apexmem_neo.search.protocol import SearchError
 from apexmem_neo.search.text import analyze
 from apexmem_neo.store.protocol import (
     GraphStore,
@@ -75,8 +76,6 @@ class Prefetched:
 
 
 _WORDS = re.compile(r"[a-z0-9]+")
-# A turn document ends with its date in words ("(8 May 2023)"); the line shows the ISO date.
-_DATE_SUFFIX = re.compile(r" \(\d{1,2} [A-Z][a-z]+ \d{4}\)$")
 BEFORE_WORDS = frozenset({"before", "prior", "previou", "earlier"})  # as _words spells them
 
 
@@ -283,14 +282,14 @@ def compact_entity(
 def _turns(searcher: Searcher, question: str, k: int, labels: TurnLabels) -> str:
     try:
         hits = searcher.search(question, k=k).turns
-    except Exception:  # a failing index must not stop the agent; the loop can still query
+    except SearchError:  # e.g. a question of stop words only: no turns to show
         return ""
+    # ServiceUnavailableError propagates: a search server that is down is named, not hidden.
     # In time order, like the timelines above them: ranked order put a later turn first, and
     # the small model then read it as the answer to as-of and before-X questions.
     hits = sorted(hits, key=lambda h: (h.time or "", h.graph_id))
     lines = [
-        f"- {labels.label(h.graph_id)} ({(h.time or '')[:10]}) "
-        f"{_value(_DATE_SUFFIX.sub('', h.text), TURN_CHARS)}"
+        f"- {labels.label(h.graph_id)} ({(h.time or '')[:10]}) " f"{_value(h.text, TURN_CHARS)}"
         for h in hits
     ]
     return "Turns:\n" + "\n".join(lines) if lines else ""

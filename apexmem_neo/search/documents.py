@@ -54,15 +54,23 @@ class SearchDocument(BaseModel):
     session_id: str | None = None
     conversation_id: str | None = None
     time: str | None = None
+    # The date in words ("8 May 2023"), indexed with the text (questions name dates in words)
+    # but kept out of ``text``, which hits show as it was said.
+    date_words: str = ""
 
     @property
     def doc_id(self) -> str:
         return f"{self.kind.value}:{self.graph_id}"
 
     @property
+    def indexed_text(self) -> str:
+        """What the text channels index: the text, then its date in words if any."""
+        return f"{self.text} ({self.date_words})" if self.date_words else self.text
+
+    @property
     def context_text(self) -> str:
         """The context, or the text itself when the document has no context."""
-        return self.context or self.text
+        return self.context or self.indexed_text
 
 
 def human_date(iso: str | None) -> str:
@@ -113,7 +121,8 @@ def turn_documents(
             SearchDocument(
                 kind=DocKind.TURN,
                 graph_id=turn.turn_id,
-                text=f"{lines[i]} ({date})" if date else lines[i],
+                text=lines[i],
+                date_words=date,
                 context=" ".join(lines[lo : hi + 1]),
                 speaker=turn.speaker,
                 session_id=turn.session_id,
@@ -181,7 +190,8 @@ def evidence_document(evidence: Evidence, anchor: str | None = None) -> SearchDo
     return SearchDocument(
         kind=DocKind.EVENT,
         graph_id=evidence.evidence_id,
-        text=f"{evidence.text} ({date})" if date else evidence.text,
+        text=evidence.text,
+        date_words=date,
         time=anchor,
     )
 

@@ -94,14 +94,15 @@ class HybridSearch:
 
     def prepare(self, docs: Sequence[SearchDocument]) -> list[IndexedDocument]:
         """Documents with analysed terms and vectors, as a backend stores them."""
-        texts = list(dict.fromkeys([d.text for d in docs] + [d.context_text for d in docs]))
-        vectors = dict(zip(texts, self.embedder.embed(texts), strict=True))
+        texts = [d.indexed_text for d in docs] + [d.context_text for d in docs]
+        unique = list(dict.fromkeys(texts))
+        vectors = dict(zip(unique, self.embedder.embed(unique), strict=True))
         return [
             IndexedDocument(
                 doc=d,
-                text_terms=analyzed_string(d.text),
+                text_terms=analyzed_string(d.indexed_text),
                 context_terms=analyzed_string(d.context_text),
-                text_vector=np.asarray(vectors[d.text], dtype=np.float32),
+                text_vector=np.asarray(vectors[d.indexed_text], dtype=np.float32),
                 context_vector=np.asarray(vectors[d.context_text], dtype=np.float32),
             )
             for d in docs

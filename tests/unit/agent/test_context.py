@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+import pytest
+from elasticsearch import Elasticsearch
+
 from apexmem_neo.agent.context import (
     TurnLabels,
     compact_entity,
@@ -12,8 +15,10 @@ from apexmem_neo.agent.context import (
 )
 from apexmem_neo.agent.models import AgentConfig
 from apexmem_neo.agent.timewords import QuestionTime, question_times, resolve_time_words
+from apexmem_neo.errors import ServiceUnavailableError
 from apexmem_neo.ontology import Entity, Fact, GraphBatch, Session, Turn
 from apexmem_neo.search import HybridSearch
+from apexmem_neo.search.backends.elasticsearch import ElasticsearchIndex
 from apexmem_neo.search.backends.embedded import EmbeddedIndex
 from apexmem_neo.search.documents import turn_documents
 from apexmem_neo.store.sqlite import SQLiteGraphStore
@@ -109,6 +114,17 @@ def test_prefetched_turns_are_listed_in_time_order(store: SQLiteGraphStore) -> N
     config = AgentConfig(prefetch_entities=0, prefetch_turns=2)
     listed = prefetch(store, "pizza", searcher, config).text.split("Turns:\n", 1)[1].splitlines()
     assert [line.split("(", 1)[1][:10] for line in listed] == ["2024-01-05", "2024-05-05"]
+    assert listed[1].endswith("pizza pizza, my favourite pizza now")  # no date in words too
+
+
+def test_a_search_server_that_is_down_is_named_not_hidden(store: SQLiteGraphStore) -> None:
+    url = "http://127.0.0.1:9"  # nothing listens on the discard port
+    client = Elasticsearch(url, request_timeout=2, max_retries=0)
+    searcher = HybridSearch(ElasticsearchIndex(client, "nowhere", url), HashingEmbedder())
+    config = AgentConfig(prefetch_entities=0, prefetch_turns=2)
+    with pytest.raises(ServiceUnavailableError, match="127.0.0.1:9"):
+        prefetch(store, "pizza", searcher, config)
+    client.close()
 
 
 def _quotes(store: SQLiteGraphStore, n: int) -> list[Fact]:

@@ -42,7 +42,9 @@ def test_turn_windows_stay_inside_their_session() -> None:
     captions = {turns[1].turn_id: "a dog on a beach"}
     docs = {d.graph_id: d for d in turn_documents(turns, [s1, s2], captions, window=1)}
     first, middle = docs[turns[0].turn_id], docs[turns[1].turn_id]
-    assert first.text == "Ann: line 0 (8 May 2023)"
+    # Hits show the line as said; the date in words is indexed with it.
+    assert first.text == "Ann: line 0" and first.date_words == "8 May 2023"
+    assert first.indexed_text == "Ann: line 0 (8 May 2023)"
     assert first.context == "Ann: line 0 Bob: line 1 [shares an image: a dog on a beach]"
     assert middle.context.startswith("Ann: line 0 Bob: line 1") and "line 2" in middle.context
     last = docs[turns[2].turn_id]
@@ -112,7 +114,7 @@ def test_documents_from_batch_cover_every_kind() -> None:
     docs = documents_from_batch(batch)
     kinds = sorted(d.kind.value for d in docs)
     assert kinds == ["entity", "event", "event", "property", "turn", "turn"]
-    texts = {d.graph_id: d.text for d in docs}
+    texts = {d.graph_id: d.indexed_text for d in docs}
     assert texts[event.event_id] == "chat on 8 May 2023: line 0"
     assert texts[loose.evidence_id] == "line 1 (8 May 2023)"
     assert texts[prop.property_id] == "home city (str)"
