@@ -200,10 +200,16 @@ class ElasticsearchIndex:
     def retrieve(self, requests: Sequence[ChannelRequest]) -> list[list[Hit]]:
         if not requests:
             return []
-        searches: list[dict[str, Any]] = []
+        # The msearch lines serialised here by orjson: a query vector goes into every dense
+        # request, and the client's standard-library encoder took 10 ms of a 47 ms msearch of
+        # 16 requests with 768-d vectors (scratch probe at 100k documents).
+        header = orjson.dumps({"index": self._name})
+        searches: list[bytes] = []
         for request in requests:
-            searches.extend(({"index": self._name}, _body(request)))
-        response = self._call(lambda: self._client.msearch(searches=searches))
+            searches.extend((header, orjson.dumps(_body(request))))
+        response = self._call(
+            lambda: self._client.msearch(searches=searches)  # type: ignore[arg-type]
+        )
         out: list[list[Hit]] = []
         for item in response["responses"]:
             if "error" in item:
@@ -285,21 +291,26 @@ def _body(request: ChannelRequest) -> dict[str, Any]:
         match = {"match": {_TERMS[request.field]: " ".join(request.terms)}}
         query = {"bool": {"must": [match], "filter": filters}}
         return {"size": request.k, "query": query, **_IDS_ONLY}
-    # One kNN clause per admitted kind, each on that kind's graph with the other filters. The
+    # One kNN query per admitted kind, each on that kind's graph with the other filters. The
     # kinds' documents are disjoint, so every hit's score is its own cosine score and the
-    # top ``k`` of the union is the top ``k`` of the admitted kinds.
+    # top ``k`` of the union is the top ``k`` of the admitted kinds. A knn *query* (not the
+    # top-level knn section) runs in the query phase, with no separate DFS round: 16
+    # requests of a search took 20 ms instead of 36 (scratch probe, 100k documents, one
+    # segment), with the same candidates (num_candidates per shard, top ``size`` kept).
     other_filters = es_filters(request.filters.model_copy(update={"kinds": None}))
-    knn = [
+    clauses: list[dict[str, Any]] = [
         {
-            "field": per_kind_vector_name(kind, request.field),
-            "query_vector": list(request.vector),
-            "k": request.k,
-            "num_candidates": max(request.num_candidates, request.k),
-            "filter": other_filters,
+            "knn": {
+                "field": per_kind_vector_name(kind, request.field),
+                "query_vector": request.vector,
+                "num_candidates": max(request.num_candidates, request.k),
+                "filter": other_filters,
+            }
         }
         for kind in request.filters.kinds or ALL_KINDS
     ]
-    return {"size": request.k, "knn": knn, **_IDS_ONLY}
+    knn = clauses[0] if len(clauses) == 1 else {"bool": {"should": clauses}}
+    return {"size": request.k, "query": knn, **_IDS_ONLY}
 
 
 _IDS_ONLY: dict[str, Any] = {
