@@ -24,7 +24,7 @@ def embedder(model: str = DEFAULT_MODEL) -> CachedEmbedder:
 
 
 def make_index(
-    backend: str, es_url: str, neo4j_uri: str, tag: str, es_vector_index: str = "hnsw"
+    backend: str, es_url: str, neo4j_uri: str, tag: str, es_vector_index: str = "auto"
 ) -> tuple[SearchIndex, Callable[[], None]]:
     """A fresh, uniquely named index on ``backend`` and a function that drops and closes it
     (``es_vector_index``: Elasticsearch's HNSW vector format, float, int8 or BBQ)."""
@@ -68,9 +68,10 @@ def add_es_vector_index_argument(parser: argparse.ArgumentParser) -> None:
 
     parser.add_argument(
         "--es-vector-index",
-        choices=VECTOR_INDEX_TYPES,
+        choices=("auto", *VECTOR_INDEX_TYPES),
         default=DEFAULT_VECTOR_INDEX,
-        help="Elasticsearch vector format: float HNSW, int8 or BBQ (quantised, rescored)",
+        help="Elasticsearch vector format: float HNSW, int8 or BBQ (quantised, rescored); "
+        "auto: BBQ from 64 dimensions",
     )
 
 

@@ -210,7 +210,7 @@ def main(argv: list[str] | None = None) -> int:
             f"model {args.model}: {model['embed_docs_per_s']:.0f} docs/s, "
             f"query embedding p50 {model['query_embed_p50_ms']:.1f} ms"
         )
-    suffix = "" if args.es_vector_index == "hnsw" else f"_{args.es_vector_index}"
+    suffix = "" if args.es_vector_index == "auto" else f"_{args.es_vector_index}"
     print(
         "wrote",
         common.write_json(

@@ -1,4 +1,4 @@
-"""Elasticsearch backend: dense_vector (float HNSW, cosine) and BM25 text fields, one index.
+"""Elasticsearch backend: dense_vector (BBQ or int8 HNSW, rescored; cosine) and BM25 text fields.
 
 Analysed terms are indexed with the whitespace analyzer (analysis happens once, in
 ``apexmem_neo.search.text``), so BM25 sees the same tokens as on the other backends. Every
@@ -51,15 +51,24 @@ _TERMS = {DocField.TEXT: "text_terms", DocField.CONTEXT: "context_terms"}
 # probe on 100k synthetic documents a 10% kind took 20 ms per kNN request (6.5 ms on its own
 # graph); end to end, benchmarks/search/speed.py went from p50 207 to 110 ms at 100k.
 VECTOR_INDEX_TYPES = ("hnsw", "int8_hnsw", "bbq_hnsw")
-DEFAULT_VECTOR_INDEX = "hnsw"
+DEFAULT_VECTOR_INDEX = "auto"
+"""BBQ (1-bit vectors, rescored) when the vectors have the 64 dimensions it needs, else int8.
+On LOCOMO dev BBQ kept hybrid R@10 at 0.800 (R@5 0.720; exact embedded index 0.803 / 0.716);
+at 100k documents, after a force-merge, query p50 33 ms against 45 ms for float HNSW, and
+the merge took 247 s instead of 697 (benchmarks/search/speed.py --optimize)."""
+BBQ_MIN_DIMS = 64
 # Quantised graphs gather oversample * k candidates and rescore them with the float vectors.
 RESCORE_OVERSAMPLE = 3.0
 
 
-def vector_index_options(vector_index: str) -> dict[str, Any]:
-    """HNSW options for one of ``VECTOR_INDEX_TYPES``: float, int8 or BBQ (1-bit) vectors."""
+def vector_index_options(vector_index: str, dimensions: int = BBQ_MIN_DIMS) -> dict[str, Any]:
+    """HNSW options for one of ``VECTOR_INDEX_TYPES`` (float, int8 or BBQ 1-bit vectors) or
+    ``auto`` (see ``DEFAULT_VECTOR_INDEX``)."""
+    if vector_index == "auto":
+        vector_index = "bbq_hnsw" if dimensions >= BBQ_MIN_DIMS else "int8_hnsw"
     if vector_index not in VECTOR_INDEX_TYPES:
-        raise ValueError(f"unknown vector index {vector_index!r}; known: {VECTOR_INDEX_TYPES}")
+        known = ("auto", *VECTOR_INDEX_TYPES)
+        raise ValueError(f"unknown vector index {vector_index!r}; known: {known}")
     options: dict[str, Any] = {"type": vector_index, "m": 16, "ef_construction": 100}
     if vector_index != "hnsw":
         options["rescore_vector"] = {"oversample": RESCORE_OVERSAMPLE}
@@ -76,7 +85,7 @@ def mapping(dimensions: int, vector_index: str = DEFAULT_VECTOR_INDEX) -> dict[s
         "dims": dimensions,
         "index": True,
         "similarity": "cosine",
-        "index_options": vector_index_options(vector_index),
+        "index_options": vector_index_options(vector_index, dimensions),
     }
     keyword = {"type": "keyword"}
     terms = {"type": "text", "analyzer": "whitespace", "similarity": "BM25"}

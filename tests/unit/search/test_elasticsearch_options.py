@@ -19,6 +19,11 @@ def test_quantised_formats_rescore_with_the_float_vectors() -> None:
     assert fields["turn_text_vector"]["index_options"]["type"] == "int8_hnsw"
 
 
+def test_auto_takes_bbq_where_it_has_the_dimensions_it_needs() -> None:
+    assert vector_index_options("auto", 768)["type"] == "bbq_hnsw"
+    assert vector_index_options("auto", 16)["type"] == "int8_hnsw"
+
+
 def test_an_unknown_format_is_named_before_any_request() -> None:
     client = Elasticsearch("http://127.0.0.1:9")  # never contacted
     with pytest.raises(ValueError, match="unknown vector index 'pq'.*bbq_hnsw"):
