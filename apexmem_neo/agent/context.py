@@ -289,7 +289,7 @@ def _turns(searcher: Searcher, question: str, k: int, labels: TurnLabels) -> str
     # the small model then read it as the answer to as-of and before-X questions.
     hits = sorted(hits, key=lambda h: (h.time or "", h.graph_id))
     lines = [
-        f"- {labels.label(h.graph_id)} ({(h.time or '')[:10]}) " f"{_value(h.text, TURN_CHARS)}"
+        f"- {labels.label(h.graph_id)} ({(h.time or '')[:10]}) {_value(h.text, TURN_CHARS)}"
         for h in hits
     ]
     return "Turns:\n" + "\n".join(lines) if lines else ""

@@ -25,6 +25,7 @@ import numpy as np
 from rich.console import Console
 from rich.table import Table
 
+from apexmem_neo.search.backends import embedded
 from apexmem_neo.search.backends.elasticsearch import ElasticsearchIndex
 from apexmem_neo.search.config import preset
 from apexmem_neo.search.documents import DocKind, SearchDocument
@@ -167,11 +168,18 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--neo4j-uri", default="bolt://127.0.0.1:7687")
     common.add_es_vector_index_argument(parser)
     parser.add_argument(
+        "--embedded-exact",
+        action="store_true",
+        help="embedded: exact cosine at every size (no sign-bit first pass), for comparison",
+    )
+    parser.add_argument(
         "--optimize",
         action="store_true",
         help="Elasticsearch: after the first timing, force-merge to one segment and time again",
     )
     args = parser.parse_args(argv)
+    if args.embedded_exact:
+        embedded.EXACT_DENSE_LIMIT = sys.maxsize
     rows: list[dict[str, Any]] = []
     for size in args.sizes:
         for backend in args.backends:

@@ -68,7 +68,7 @@ class _SignBits:
     first pass of dense search in a large index (Hamming distance ranks like the angle)."""
 
     def __init__(self, vectors: FloatArray) -> None:
-        self.centre: FloatArray = vectors.mean(axis=0) if len(vectors) else vectors.sum(axis=0)
+        self.centre: FloatArray = vectors.mean(axis=0)  # built only for large indexes
         self.words = self._pack(vectors - self.centre)
 
     @staticmethod
@@ -173,7 +173,7 @@ class _Memory:
         self.changed()
 
     def changed(self) -> None:
-        """Forget what was derived from the documents (postings, filter masks)."""
+        """Forget what was derived from the documents (postings, sign bits, filter masks)."""
         self._postings.clear()
         self._sign_bits.clear()
         self._rows.clear()

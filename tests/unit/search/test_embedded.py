@@ -171,7 +171,11 @@ def test_large_index_sign_bit_first_pass_finds_the_exact_neighbours(
     exact = [top10(q) for _, q in queries]
     monkeypatch.setattr(embedded, "EXACT_DENSE_LIMIT", 1000)
     monkeypatch.setattr(embedded, "MIN_CANDIDATES", 100)  # 100 of 3000 scored exactly
-    index._memory.changed()  # type: ignore[union-attr]
+    memory = index._memory
+    assert memory is not None
+    memory.changed()
+    first_pass = memory.dense_query(DocField.TEXT, np.asarray(queries[0][1], np.float32))
+    assert first_pass.exact is None and first_pass.distances is not None  # not the exact scan
     approximate = [top10(q) for _, q in queries]
     overlap = [len(set(a) & set(e)) / 10 for a, e in zip(approximate, exact, strict=True)]
     assert sum(overlap) / len(overlap) >= 0.9, overlap
