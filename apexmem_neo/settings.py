@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from pathlib import Path
+from typing import Literal
 
 from pydantic import Field
 from pydantic_settings import BaseSettings, SettingsConfigDict
@@ -26,6 +27,11 @@ class Settings(BaseSettings):
     apexmem_home: Path = Field(default_factory=default_home, alias="APEXMEM_HOME")
     neo4j_uri: str = Field(default="bolt://127.0.0.1:7687", alias="NEO4J_URI")
     elasticsearch_url: str = Field(default="http://127.0.0.1:9200", alias="ELASTICSEARCH_URL")
+    # Which search index `index`, `ask`, `mcp` use: auto = embedded beside a SQLite store,
+    # Neo4j-native for a Neo4j store; elasticsearch = an index at ELASTICSEARCH_URL.
+    search_backend: Literal["auto", "embedded", "neo4j", "elasticsearch"] = Field(
+        default="auto", alias="APEXMEM_SEARCH"
+    )
     lm: str = Field(default="openai/qwen2.5-coder-1.5b-instruct", alias="APEXMEM_LM")
     lm_api_base: str = Field(default="http://127.0.0.1:8080/v1", alias="APEXMEM_LM_API_BASE")
     lm_api_key: str = Field(default="local", alias="APEXMEM_LM_API_KEY")

@@ -133,7 +133,10 @@ class SearchIndex(Protocol):
     Constructors do no I/O; ``create()`` makes the index (idempotent) for vectors of
     ``dimensions``. ``upsert`` replaces documents by ``doc_id`` (re-indexing is idempotent);
     it may be given a stream, and what it wrote is searchable when it returns. ``retrieve``
-    answers each request with at most ``k`` hits, best first.
+    answers each request with at most ``k`` hits, best first. ``optimize`` readies an index
+    that was just bulk-loaded for fast reads (Elasticsearch: force-merge to one segment, so
+    each kNN request walks one HNSW graph per kind instead of one per segment); it may take
+    minutes on a large index and changes no result.
     """
 
     def create(self, dimensions: int) -> None: ...
@@ -143,6 +146,8 @@ class SearchIndex(Protocol):
     def retrieve(self, requests: Sequence[ChannelRequest]) -> list[list[Hit]]: ...
 
     def get(self, doc_ids: Sequence[str]) -> dict[str, SearchDocument]: ...
+
+    def optimize(self) -> None: ...
 
     def count(self) -> int: ...
 

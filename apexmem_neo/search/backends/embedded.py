@@ -214,6 +214,15 @@ class _Memory:
             self._sign_bits[field] = _SignBits(vectors)
         return _DenseQuery(vectors, query, distances=self._sign_bits[field].distances(query))
 
+    def warm(self) -> None:
+        """Build now what the first query would build: BM25 postings and, above the exact
+        limit, the sign bits of every field."""
+        for field in _FIELDS:
+            if field not in self._postings:
+                self._postings[field] = _Postings(self.tokens[field], len(self.vocabulary))
+            if self.size > EXACT_DENSE_LIMIT and field not in self._sign_bits:
+                self._sign_bits[field] = _SignBits(self.vectors[field][: self.size])
+
     def admitted(self, filters: SearchFilters) -> IntArray:
         """Slots the filters admit (memoised: the same kind filters repeat on every search)."""
         if filters not in self._rows:
@@ -411,6 +420,13 @@ class EmbeddedIndex:
                 for doc_id, raw in rows:
                     out[doc_id] = SearchDocument.model_validate_json(raw)
         return out
+
+    def optimize(self) -> None:
+        """Load the index into memory and build its postings and sign bits now, so the first
+        search after a bulk load does not pay for them; SQLite's own statistics are refreshed."""
+        with self._lock:
+            self._db().execute("PRAGMA optimize")
+            self._load().warm()
 
     def count(self) -> int:
         with self._lock:

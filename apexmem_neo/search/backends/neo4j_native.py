@@ -146,6 +146,11 @@ class Neo4jNativeIndex:
             written += len(chunk)
         return written
 
+    def optimize(self) -> None:
+        """Wait until every index is online. Neo4j merges its Lucene index segments itself
+        and exposes no force-merge, so there is nothing more to do after a bulk load."""
+        self._run("CALL db.awaitIndexes(300)", {}, write=True)
+
     def retrieve(self, requests: Sequence[ChannelRequest]) -> list[list[Hit]]:
         return [
             self._lexical(r) if r.method is Method.LEXICAL else self._dense(r) for r in requests

@@ -174,3 +174,14 @@ def test_get_returns_the_documents(loaded: HybridSearch) -> None:
     docs = corpus()
     found = loaded.index.get([docs[0].doc_id, "turn:missing"])
     assert found == {docs[0].doc_id: docs[0]}
+
+
+def test_optimize_changes_no_result(loaded: HybridSearch) -> None:
+    before = loaded.search("painted sunrise lake", k=5)
+    count = loaded.index.count()
+    loaded.index.optimize()
+    after = loaded.search("painted sunrise lake", k=5)
+    assert loaded.index.count() == count
+    assert [(h.doc_id, round(h.score, 6)) for h in after.turns] == [
+        (h.doc_id, round(h.score, 6)) for h in before.turns
+    ]
