@@ -16,6 +16,7 @@ from apexmem_neo.agent.models import AgentResult, Mode, TraceStep, max_iters_for
 from apexmem_neo.cli.common import DbOpt, StoreOpt, console, fail, load_settings
 from apexmem_neo.cli.query import open_memory
 from apexmem_neo.cli.search_index import DEFAULT_NAMESPACE, IndexNameOpt, open_search, warn_missing
+from apexmem_neo.errors import ApexMemError
 from apexmem_neo.llm import make_lm
 from apexmem_neo.settings import Settings
 from apexmem_neo.tools.backend import Language
@@ -141,7 +142,10 @@ def ask(
         max_tool_calls=max_tool_calls,
         max_iters=max_iters or max_iters_for(settings.lm_api_base),
     )
-    result = run_agent(question, date, store, db, settings, config, language, index_name)
+    try:
+        result = run_agent(question, date, store, db, settings, config, language, index_name)
+    except ApexMemError as exc:  # a service down, a bad setting: one line, no traceback
+        fail(str(exc))
     print_result(result)
     if show_trace:
         print_trace(result)

@@ -21,9 +21,10 @@ import typer
 from apexmem_neo.agent.memory_index import index_graph
 from apexmem_neo.cli.common import DbOpt, StoreOpt, console, err_console, fail, load_settings
 from apexmem_neo.cli.query import open_memory, sqlite_path
-from apexmem_neo.errors import ApexMemError, ServiceUnavailableError
+from apexmem_neo.errors import ApexMemError
 from apexmem_neo.search import HybridSearch
 from apexmem_neo.search.embedder import CachedEmbedder, SentenceTransformerEmbedder
+from apexmem_neo.search.protocol import SearchError
 from apexmem_neo.settings import Settings
 
 DEFAULT_NAMESPACE = "apexmem"
@@ -126,13 +127,12 @@ def _open_embedded_file(
 
 
 def holds_documents(index: Any) -> bool:
-    """Whether ``index`` exists and holds documents; a search server that is down raises
-    (ServiceUnavailableError), it never reads as "no index"."""
+    """Whether ``index`` exists and holds documents. Only an embedded index that was never
+    opened (no file) reads as empty by error; anything else, such as a search server that is
+    down (ServiceUnavailableError), propagates: it never reads as "no index"."""
     try:
         return int(index.count()) > 0
-    except ServiceUnavailableError:
-        raise
-    except Exception:  # no file / tables / labels / index yet: nothing indexed
+    except SearchError:  # EmbeddedIndex without a file: create() was never called
         return False
 
 

@@ -251,7 +251,15 @@ class ElasticsearchIndex:
         return {d.doc_id: d for d in docs}
 
     def count(self) -> int:
-        return int(self._call(lambda: self._client.count(index=self._name))["count"])
+        """Documents in the index; 0 for an index never created (as on the other backends)."""
+
+        def _count() -> int:
+            try:
+                return int(self._client.count(index=self._name)["count"])
+            except NotFoundError:
+                return 0
+
+        return self._call(_count)
 
     def drop(self) -> None:
         def _drop() -> None:

@@ -35,7 +35,7 @@ def test_index_on_elasticsearch_is_merged_and_searchable(
         assert build_index("sqlite", db, settings) == 6
         segments = es_client.cat.segments(index=name, format="json")
         assert len(segments) == 1  # the bulk load was force-merged
-        assert build_index("sqlite", db, settings) == 6  # idempotent, not merged again
+        assert build_index("sqlite", db, settings) == 6  # idempotent
         assert es_client.count(index=name)["count"] == 6
         with open_search("sqlite", db, settings) as search:
             assert search is not None

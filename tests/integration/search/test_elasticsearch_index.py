@@ -41,6 +41,12 @@ def test_unreachable_server_names_the_url() -> None:
     client.close()
 
 
+def test_a_never_created_index_counts_zero(
+    make_index: Callable[[], ElasticsearchIndex],
+) -> None:
+    assert make_index().count() == 0
+
+
 def test_creating_twice_keeps_the_documents(make_index: Callable[[], ElasticsearchIndex]) -> None:
     from tests.unit.search.contract import corpus
 

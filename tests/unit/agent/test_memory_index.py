@@ -87,15 +87,32 @@ def test_missing_index_is_reported_with_the_command_to_build_it(
 
 
 @pytest.mark.timeout(300)
-def test_index_command_builds_the_index_beside_the_store(home: Path) -> None:
+def test_index_command_builds_the_index_beside_the_store(
+    home: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from apexmem_neo.search.backends.embedded import EmbeddedIndex
+
+    optimized: list[int] = []  # document counts at each optimize() (the real one runs too)
+    real_optimize = EmbeddedIndex.optimize
+
+    def counting_optimize(index: EmbeddedIndex) -> None:
+        optimized.append(index.count())
+        real_optimize(index)
+
+    monkeypatch.setattr(EmbeddedIndex, "optimize", counting_optimize)
     first = runner.invoke(app, ["index"])
     assert first.exit_code == 0, first.output
     path = home / "data" / "apexmem.search.sqlite"
     assert path.is_file() and "indexed 6 documents" in first.output
+    assert optimized == [6]  # a bulk load into an empty index is optimised
     again = runner.invoke(app, ["index"])
     assert again.exit_code == 0 and "indexed 6 documents" in again.output
+    assert optimized == [6]  # the index held documents: a refresh, not a bulk load
     rebuilt = runner.invoke(app, ["index", "--rebuild"])
     assert rebuilt.exit_code == 0 and "indexed 6 documents" in rebuilt.output
+    assert optimized == [6, 6]
+    skipped = runner.invoke(app, ["index", "--rebuild", "--no-optimize"])
+    assert skipped.exit_code == 0 and optimized == [6, 6]
     assert (home / "cache" / "embeddings.db").is_file()
     with open_search("sqlite", None, Settings()) as searcher:
         assert searcher is not None

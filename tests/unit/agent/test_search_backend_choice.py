@@ -66,3 +66,17 @@ def test_index_command_names_a_dead_search_server(
     res = runner.invoke(app, ["index", "--db", str(db)])
     assert res.exit_code == 1
     assert "elasticsearch" in res.output and "127.0.0.1:9" in res.output
+
+
+def test_ask_names_a_dead_search_server_in_one_line(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    db = tmp_path / "alice.sqlite"
+    alice_store(db).close()
+    monkeypatch.setenv("APEXMEM_HOME", str(tmp_path))
+    monkeypatch.setenv("APEXMEM_SEARCH", "elasticsearch")
+    monkeypatch.setenv("ELASTICSEARCH_URL", DEAD_URL)
+    res = runner.invoke(app, ["ask", "Where does Alice like to eat?", "--db", str(db)])
+    assert res.exit_code == 1
+    assert "error:" in res.output and "127.0.0.1:9" in res.output
+    assert "Traceback" not in res.output
