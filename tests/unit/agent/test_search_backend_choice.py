@@ -55,28 +55,25 @@ def test_a_dead_search_server_is_an_error_not_a_missing_index(tmp_path: Path) ->
         pass
 
 
-def test_index_command_names_a_dead_search_server(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
-) -> None:
+@pytest.fixture
+def dead_es_store(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    """The Alice store, with the environment pointing its search at a dead Elasticsearch."""
     db = tmp_path / "alice.sqlite"
     alice_store(db).close()
     monkeypatch.setenv("APEXMEM_HOME", str(tmp_path))
     monkeypatch.setenv("APEXMEM_SEARCH", "elasticsearch")
     monkeypatch.setenv("ELASTICSEARCH_URL", DEAD_URL)
-    res = runner.invoke(app, ["index", "--db", str(db)])
+    return db
+
+
+def test_index_command_names_a_dead_search_server(dead_es_store: Path) -> None:
+    res = runner.invoke(app, ["index", "--db", str(dead_es_store)])
     assert res.exit_code == 1
     assert "elasticsearch" in res.output and "127.0.0.1:9" in res.output
 
 
-def test_ask_names_a_dead_search_server_in_one_line(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
-) -> None:
-    db = tmp_path / "alice.sqlite"
-    alice_store(db).close()
-    monkeypatch.setenv("APEXMEM_HOME", str(tmp_path))
-    monkeypatch.setenv("APEXMEM_SEARCH", "elasticsearch")
-    monkeypatch.setenv("ELASTICSEARCH_URL", DEAD_URL)
-    res = runner.invoke(app, ["ask", "Where does Alice like to eat?", "--db", str(db)])
+def test_ask_names_a_dead_search_server_in_one_line(dead_es_store: Path) -> None:
+    res = runner.invoke(app, ["ask", "Where does Alice like to eat?", "--db", str(dead_es_store)])
     assert res.exit_code == 1
     assert "error:" in res.output and "127.0.0.1:9" in res.output
     assert "Traceback" not in res.output
