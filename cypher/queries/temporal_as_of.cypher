@@ -1,7 +1,7 @@
 // as_of(e, p, t): among facts of (e, p) whose closed interval holds $t, the greatest by k.
 // Also serves current(e, p, now) and before(e, p, ref) (with $t = just_before(ref)).
 MATCH (f:Fact)
-USING INDEX f:Fact(entity_id, property, t_from)
+USING INDEX SEEK f:Fact(entity_id, property, t_from)
 WHERE f.entity_id = $entity_id AND f.property = $property AND f.t_from <= $t
   AND (f.t_to IS NULL OR f.t_to >= $t)
 RETURN f.fact_id AS fact_id, f.entity_id AS entity_id, f.property AS property,

@@ -1,6 +1,6 @@
 // known_as_of(e, p, r): the greatest fact by k among facts of (e, p) recorded by $recorded_at.
 MATCH (f:Fact)
-USING INDEX f:Fact(entity_id, property, t_from)
+USING INDEX SEEK f:Fact(entity_id, property, t_from)
 WHERE f.entity_id = $entity_id AND f.property = $property AND f.t_from IS NOT NULL
   AND f.recorded_at <= $recorded_at
 RETURN f.fact_id AS fact_id, f.entity_id AS entity_id, f.property AS property,

@@ -1,6 +1,6 @@
 // known_as_of(e, p, r, at): as_of(e, p, $t) over facts of (e, p) recorded by $recorded_at.
 MATCH (f:Fact)
-USING INDEX f:Fact(entity_id, property, t_from)
+USING INDEX SEEK f:Fact(entity_id, property, t_from)
 WHERE f.entity_id = $entity_id AND f.property = $property AND f.t_from <= $t
   AND (f.t_to IS NULL OR f.t_to >= $t)
   AND f.recorded_at <= $recorded_at

@@ -13,7 +13,7 @@ import sqlite3
 from collections.abc import Collection, Iterator, Sequence
 from importlib import resources
 from pathlib import Path
-from typing import Any, Final
+from typing import Any, ClassVar, Final
 
 from apexmem_neo.ontology import Entity, EntityType, Event, GraphBatch
 from apexmem_neo.ontology.ids import normalize_text
@@ -90,6 +90,9 @@ class SQLiteGraphStore:
     ``clock`` stamps ``recorded_at`` on rows that carry none (default: the UTC wall clock).
     The connection is opened by ``init_schema()`` and closed by ``close()``.
     """
+
+    concurrent_writes: ClassVar[bool] = False
+    """One connection, one writer: ``store.bulk.write_batches`` takes writers=1 only."""
 
     def __init__(self, path: str | Path, clock: Clock | None = None) -> None:
         self.path = str(path)
