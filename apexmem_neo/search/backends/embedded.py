@@ -324,8 +324,34 @@ class EmbeddedIndex:
 
     def _db(self) -> sqlite3.Connection:
         if self._conn is None:
-            raise SearchError("EmbeddedIndex: call create() before using the index")
+            self._open_existing()
+        assert self._conn is not None
         return self._conn
+
+    def _open_existing(self) -> None:
+        """Open an index file built earlier, so a reader needs no ``create()`` (before, a
+        fresh EmbeddedIndex on a built file raised on every search, and the agent's prefetch
+        read that as "no turns found"). A missing file is still an error naming the path."""
+        with self._lock:
+            if self._conn is not None:
+                return
+            if self._path == ":memory:" or not Path(self._path).is_file():
+                raise SearchError(
+                    f"EmbeddedIndex: no index at {self._path}; call create() first "
+                    "(apexmem index builds one)"
+                )
+            db = sqlite3.connect(self._path, check_same_thread=False)
+            try:
+                row = db.execute(
+                    "SELECT value FROM search_meta WHERE key = 'dimensions'"
+                ).fetchone()
+            except sqlite3.DatabaseError as exc:
+                db.close()
+                raise SearchError(f"{self._path} is not a search index: {exc}") from exc
+            if row is None:
+                db.close()
+                raise SearchError(f"{self._path} is not a search index: no dimensions stored")
+            self._conn, self._dimensions = db, int(row[0])
 
     def create(self, dimensions: int) -> None:
         with self._lock:

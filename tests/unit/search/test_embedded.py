@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import sqlite3
 from collections.abc import Callable, Iterator
 from pathlib import Path
 
@@ -52,9 +53,33 @@ def test_index_survives_reopening(tmp_path: Path) -> None:
     assert again.search("necklace", k=1).turns[0].text.startswith("Caroline: My friends")
 
 
+def test_a_built_index_file_is_searchable_without_create(tmp_path: Path) -> None:
+    """The benchmarks' readers opened a built file without create(): every search raised and
+    the agent's prefetch showed no turns. A reader now opens an existing file by itself."""
+    from apexmem_neo.search.engine import HybridSearch
+    from apexmem_neo.testing import HashingEmbedder
+    from tests.unit.search.contract import corpus
+
+    embedder = HashingEmbedder(dimensions=16)
+    builder = HybridSearch(EmbeddedIndex(tmp_path / "built.sqlite3"), embedder)
+    builder.create()
+    builder.index_documents(corpus())
+    builder.index.close()
+    reader = HybridSearch(EmbeddedIndex(tmp_path / "built.sqlite3"), embedder)
+    assert reader.search("necklace", k=1).turns[0].text.startswith("Caroline: My friends")
+    assert reader.index.count() == len(corpus())
+
+
+def test_a_file_that_is_not_an_index_is_named(tmp_path: Path) -> None:
+    other = tmp_path / "graph.sqlite3"
+    sqlite3.connect(other).execute("CREATE TABLE facts (x)").connection.commit()
+    with pytest.raises(SearchError, match="graph.sqlite3 is not a search index"):
+        EmbeddedIndex(other).count()
+
+
 def test_use_before_create_and_dimension_mismatch(tmp_path: Path) -> None:
     index = EmbeddedIndex(tmp_path / "y.sqlite3")
-    with pytest.raises(SearchError, match="create"):
+    with pytest.raises(SearchError, match=r"no index at .*y\.sqlite3; call create\(\)"):
         index.count()
     index.create(8)
     index.close()
