@@ -13,8 +13,11 @@ from apexmem_neo.search.backends import embedded
 from apexmem_neo.search.backends.embedded import EmbeddedIndex
 from apexmem_neo.search.config import DocField, Method
 from apexmem_neo.search.documents import DocKind, SearchDocument
+from apexmem_neo.search.engine import HybridSearch
 from apexmem_neo.search.protocol import ChannelRequest, IndexedDocument, SearchError
+from apexmem_neo.testing import HashingEmbedder
 from tests.unit.search.contract import *  # noqa: F403
+from tests.unit.search.contract import corpus
 
 
 @pytest.fixture(params=["memory", "file", "sign-bits"])
@@ -37,17 +40,18 @@ def make_index(
         index.close()
 
 
-def test_index_survives_reopening(tmp_path: Path) -> None:
-    from apexmem_neo.search.engine import HybridSearch
-    from apexmem_neo.testing import HashingEmbedder
-    from tests.unit.search.contract import corpus
-
+def built_index_file(path: Path) -> HybridSearch:
+    """Build the contract corpus into an index file, close it; a fresh search on the file."""
     embedder = HashingEmbedder(dimensions=16)
-    first = HybridSearch(EmbeddedIndex(tmp_path / "x.sqlite3"), embedder)
-    first.create()
-    first.index_documents(corpus())
-    first.index.close()
-    again = HybridSearch(EmbeddedIndex(tmp_path / "x.sqlite3"), embedder)
+    builder = HybridSearch(EmbeddedIndex(path), embedder)
+    builder.create()
+    builder.index_documents(corpus())
+    builder.index.close()
+    return HybridSearch(EmbeddedIndex(path), embedder)
+
+
+def test_index_survives_reopening(tmp_path: Path) -> None:
+    again = built_index_file(tmp_path / "x.sqlite3")
     again.create()
     assert again.index.count() == len(corpus())
     assert again.search("necklace", k=1).turns[0].text.startswith("Caroline: My friends")
@@ -56,16 +60,7 @@ def test_index_survives_reopening(tmp_path: Path) -> None:
 def test_a_built_index_file_is_searchable_without_create(tmp_path: Path) -> None:
     """The benchmarks' readers opened a built file without create(): every search raised and
     the agent's prefetch showed no turns. A reader now opens an existing file by itself."""
-    from apexmem_neo.search.engine import HybridSearch
-    from apexmem_neo.testing import HashingEmbedder
-    from tests.unit.search.contract import corpus
-
-    embedder = HashingEmbedder(dimensions=16)
-    builder = HybridSearch(EmbeddedIndex(tmp_path / "built.sqlite3"), embedder)
-    builder.create()
-    builder.index_documents(corpus())
-    builder.index.close()
-    reader = HybridSearch(EmbeddedIndex(tmp_path / "built.sqlite3"), embedder)
+    reader = built_index_file(tmp_path / "built.sqlite3")
     assert reader.search("necklace", k=1).turns[0].text.startswith("Caroline: My friends")
     assert reader.index.count() == len(corpus())
 
