@@ -13,6 +13,7 @@ the 1.5B model ~20 prompt tokens each.
 
 from __future__ import annotations
 
+import logging
 import re
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
@@ -30,6 +31,8 @@ from apexmem_neo.store.protocol import (
 )
 from apexmem_neo.tools.backend import QueryBackend, QueryLimits
 from apexmem_neo.tools.entity_lookup import EntityView, Searcher, top_entities
+
+log = logging.getLogger(__name__)
 
 NOTHING = "(nothing found in memory for this question)"
 
@@ -282,7 +285,10 @@ def compact_entity(
 def _turns(searcher: Searcher, question: str, k: int, labels: TurnLabels) -> str:
     try:
         hits = searcher.search(question, k=k).turns
-    except SearchError:  # e.g. a question of stop words only: no turns to show
+    except SearchError as exc:  # e.g. a question of stop words only: no turns to show
+        # logged, because an index that cannot be read also lands here and once hid every
+        # turn from the benchmarks' agent
+        log.warning("prefetch shows no turns: search failed: %s", exc)
         return ""
     # ServiceUnavailableError propagates: a search server that is down is named, not hidden.
     # In time order, like the timelines above them: ranked order put a later turn first, and
@@ -321,7 +327,8 @@ def prefetch(
     if config.prefetch_entities:
         try:
             views = top_entities(store, question, config.prefetch_entities, searcher)
-        except Exception:  # the store failing is reported by the tools, not here
+        except Exception as exc:  # the store failing is reported by the tools, not here
+            log.warning("prefetch shows no entities: %s: %s", type(exc).__name__, exc)
             views = []
         topic = without_person_names(question, views)
         computed = [line for v in views for line in computed_for_question(v, topic, times)]
