@@ -79,13 +79,15 @@ class DecisionRecord(BaseModel):
     """Provenance of one decision: entity/property resolution, merge, or time grounding.
 
     ``decision`` is choose_existing | propose_new | none for resolutions, ``fused`` or
-    ``kept_apart`` for merges, and the time source (``anchor_default``, ...) for times.
+    ``kept_apart`` for merges, the time source (``anchor_default``, ...) for times, and
+    ``choose_existing`` for a ``subject`` moved to the speaker (a first-person statement
+    whose extracted subject was its own value).
     """
 
     model_config = ConfigDict(frozen=True)
 
     turn_id: str
-    kind: Literal["entity", "property", "merge", "time", "dropped"]
+    kind: Literal["entity", "property", "subject", "merge", "time", "dropped"]
     mention: str
     decision: str
     chosen: str | None = None

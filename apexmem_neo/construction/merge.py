@@ -49,12 +49,14 @@ from apexmem_neo.ontology import (
     Role,
 )
 from apexmem_neo.ontology.ids import normalize_text
+from apexmem_neo.ontology.lexicon import canonical_property_name, common_property
 
 MERGE_THRESHOLD: Final = 0.75
 SPEAKER_WORDS: Final = frozenset({"i", "me", "my", "myself", "mine", "we", "us", "our", "speaker"})
 LISTENER_WORDS: Final = frozenset({"you", "your", "yourself", "yours", "listener"})
 WORLD: Final = "World"
 EVIDENCE_MIN_SCORE: Final = 80.0
+_FIRST_PERSON: Final = re.compile(r"\b(i|i'm|i've|i'd|i'll|me|my|mine|we|our|us)\b", re.IGNORECASE)
 
 
 @dataclass
@@ -194,7 +196,9 @@ class Resolver:
 
     def property(self, turn_id: str, fact: ExtractedFact) -> Property:
         """The property a fact's proposed name resolves to (existing or new)."""
-        snake = to_snake_case(fact.property)
+        proposed = to_snake_case(fact.property)
+        snake = canonical_property_name(proposed)
+        synonym = f"{proposed!r} is a synonym of {snake!r}; " if snake != proposed else ""
         candidates = self.properties.rank(snake, self.source)
         settled = settle_property(snake, candidates)
         chosen_name: str | None
@@ -205,20 +209,16 @@ class Resolver:
                 "property",
                 fact.property,
                 "choose_existing" if chosen_name else "propose_new",
-                chosen=chosen_name,
+                chosen=chosen_name or (snake if synonym else None),
                 confidence=settled.confidence,
-                via="rule",
-                rationale=settled.rationale,
+                via="lexicon" if synonym else "rule",
+                rationale=synonym + settled.rationale,
             )
         else:
             chosen_name = self._ask_property(turn_id, fact, snake, [c.key for c in candidates])
         if chosen_name is not None:
             return self._with_enum_value(self.properties.properties[chosen_name], fact)
-        dtype = (
-            fact.dtype
-            if convert_value(fact.value, fact.dtype) is not None
-            else (infer_dtype(fact.value))
-        )
+        dtype = _new_property_dtype(snake, fact)
         enum_values = (str(fact.value).strip(),) if dtype == DType.ENUM else ()
         prop = Property(name=snake, dtype=dtype, enum_values=enum_values)
         self.properties.add(prop)
@@ -367,6 +367,29 @@ class TurnMerge:
                 )
         return found
 
+    def _subject_name(self, fact: ExtractedFact) -> str:
+        """The fact's subject, or the speaker when the model made the value its own subject.
+
+        A small model turns "I live in Denver" into ``Denver.location = Denver``: a subject
+        equal to its value, said in the first person, is the speaker's attribute.
+        """
+        own_value = normalize_text(fact.subject) == normalize_text(str(fact.value))
+        said_of_self = _FIRST_PERSON.search(fact.evidence or "") or _FIRST_PERSON.search(
+            self.item.text
+        )
+        if not (own_value and said_of_self) or self.item.speaker == WORLD:
+            return fact.subject
+        self.resolver.record(
+            self.item.turn().turn_id,
+            "subject",
+            f"{fact.subject}.{fact.property}",
+            "choose_existing",
+            chosen=self.item.speaker,
+            via="rule",
+            rationale="subject equals its value in a first-person statement: the speaker's",
+        )
+        return self.item.speaker
+
     def _subject_type(self, subject: str, extraction_types: dict[str, EntityType]) -> EntityType:
         return extraction_types.get(normalize_text(subject), EntityType.CONCEPT)
 
@@ -377,9 +400,8 @@ class TurnMerge:
         types = {
             normalize_text(p.name): p.entity_type for p in _participants_of(batch, self.resolver)
         }
-        subject = self._resolve(
-            fact.subject, self._subject_type(fact.subject, types), Role.MENTIONED
-        )
+        name = self._subject_name(fact)
+        subject = self._resolve(name, self._subject_type(name, types), Role.MENTIONED)
         if subject is None:
             self._drop(fact, "subject is not an entity")
             return
@@ -448,6 +470,15 @@ class TurnMerge:
             confidence=0.0,
             rationale=why,
         )
+
+
+def _new_property_dtype(name: str, fact: ExtractedFact) -> DType:
+    """A common property's own dtype when the value fits it, else the fact's, else inferred."""
+    common = common_property(name)
+    for dtype in (common.dtype if common else None, fact.dtype):
+        if dtype is not None and convert_value(fact.value, dtype) is not None:
+            return dtype
+    return infer_dtype(fact.value)
 
 
 def _participants_of(batch: GraphBatch, resolver: Resolver) -> list[Entity]:

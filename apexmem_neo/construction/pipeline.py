@@ -35,6 +35,7 @@ from apexmem_neo.construction.loaders import TurnInput
 from apexmem_neo.construction.merge import MERGE_THRESHOLD, Resolver, TurnMerge
 from apexmem_neo.llm.extract_event import ExtractedEvent, ExtractEvent
 from apexmem_neo.ontology import GraphBatch
+from apexmem_neo.ontology.lexicon import offered_properties
 from apexmem_neo.search.protocol import Embedder
 from apexmem_neo.store.protocol import GraphStore
 
@@ -179,7 +180,7 @@ class ConstructionPipeline:
             for t in turns[max(0, index - self.config.context_turns) : index]
             if t.session_id == item.session_id
         ]
-        known = resolver.properties.names()
+        known = offered_properties(resolver.properties.names())
 
         def extract(config: dict[str, object]) -> ExtractedEvent:
             event: ExtractedEvent = self.extractor(

@@ -2,10 +2,11 @@
 
 They cover the patterns of the paper's Table 13: an assertion (attended_event), a number, an
 emotional state as an enum, an environment condition from a document stream ("World"), a
-personal attribute as a bool (has_children), an event date as a date, a preference stated
-value-first (favourite_cafe), and a greeting that
-yields no facts. Kept compact: the local model reads them on every call (the server caches
-the shared prompt prefix, so they cost prompt time once).
+personal attribute as a bool (has_children), an event date as a date, a move to a new city
+(lives_in, dated by the move), a job change with a new partner (employer, occupation and
+partner as separate facts), a preference stated value-first (favourite_cafe), and a
+greeting that yields no facts. Kept compact: the local model reads them on every call (the
+server caches the shared prompt prefix, so they cost prompt time once).
 """
 
 from __future__ import annotations
@@ -18,8 +19,10 @@ from apexmem_neo.llm.extract_event.models import (
     ExtractedParticipant,
 )
 from apexmem_neo.ontology import DType, EntityType, Role
+from apexmem_neo.ontology.lexicon import common_property_names
 
-KNOWN = "attended_event, emotional_state, occupation, has_children"
+# What the pipeline offers: the common properties (ontology/lexicon.py), then memory's own.
+KNOWN = ", ".join([*common_property_names(), "attended_event"])
 
 
 def _p(name: str, kind: EntityType, role: Role) -> ExtractedParticipant:
@@ -143,6 +146,53 @@ WEDDING = _demo(
     ),
 )  # fmt: skip
 
+# A move: the new city is the speaker's lives_in from the day of the move (not a "moved" fact).
+MOVE = _demo(
+    "Leo",
+    "Mia",
+    "I moved to Lisbon two weeks ago, the flat is tiny but I love it.",
+    "2024-05-20T19:00:00 (Monday)",
+    ExtractedEvent(
+        type="moved_city",
+        when="two weeks ago",
+        time="2024-05-06",
+        location="Lisbon",
+        participants=[
+            _p("Leo", EntityType.PERSON, Role.SPEAKER),
+            _p("Lisbon", EntityType.PLACE, Role.MENTIONED),
+        ],
+        facts=[
+            _f("Leo", "lives_in", "Lisbon", DType.STR,
+               "I moved to Lisbon two weeks ago", "two weeks ago", "2024-05-06"),
+        ],
+    ),
+)  # fmt: skip
+
+# A job change and a new partner in one turn: employer and occupation apart, the partner by name.
+NEW_JOB = _demo(
+    "Dana",
+    "Leo",
+    "Started at Orbit Labs as a designer last week, and I'm seeing Chris now.",
+    "2024-09-12T20:00:00 (Thursday)",
+    ExtractedEvent(
+        type="started_job",
+        when="last week",
+        time="2024-09-05",
+        participants=[
+            _p("Dana", EntityType.PERSON, Role.SPEAKER),
+            _p("Orbit Labs", EntityType.CORPORATION, Role.MENTIONED),
+            _p("Chris", EntityType.PERSON, Role.MENTIONED),
+        ],
+        facts=[
+            _f("Dana", "employer", "Orbit Labs", DType.STR,
+               "Started at Orbit Labs", "last week", "2024-09-05"),
+            _f("Dana", "occupation", "designer", DType.STR,
+               "as a designer", "last week", "2024-09-05"),
+            _f("Dana", "partner", "Chris", DType.STR, "I'm seeing Chris now"),
+        ],
+    ),
+)  # fmt: skip
+
 # A preference stated with the value first: the subject is still the speaker, not the place.
 PREFERENCE = _demo(
     "Mia",
@@ -177,4 +227,6 @@ GREETING = _demo(
     ),
 )
 
-DEMOS: list[dspy.Example] = [MARATHON, TIRED_PARENT, SNOW, WEDDING, PREFERENCE, GREETING]
+DEMOS: list[dspy.Example] = [
+    MARATHON, TIRED_PARENT, SNOW, WEDDING, MOVE, NEW_JOB, PREFERENCE, GREETING,
+]  # fmt: skip

@@ -152,6 +152,27 @@ def test_alice_example_yields_two_coexisting_favourite_restaurant_facts(
     graph.close()
 
 
+def test_three_moves_make_one_city_timeline_about_the_speaker(
+    lm_api_base: str, tmp_path: Path
+) -> None:
+    """The extractor once stored these under location/moved_to/moved, the first about Denver."""
+    graph = Built(tmp_path / "moves.sqlite", lm_api_base)
+    turns = [
+        turn("I live in Denver, in a small flat downtown.", "2024-01-11T10:00:00", 0, 1),
+        turn(
+            "I just moved to Austin! The boxes are still everywhere.", "2024-02-02T10:00:00", 0, 2
+        ),
+        turn(
+            "I just moved to Seattle! The boxes are still everywhere.", "2024-03-10T10:00:00", 0, 3
+        ),
+    ]
+    stats = graph.ingest(turns)
+    assert stats.turns_failed == 0
+    history = graph.store.history(entity_id("Person", "Alice"), "lives_in")
+    assert [f.value for f in history] == ["Denver", "Austin", "Seattle"], history
+    graph.close()
+
+
 def test_written_batches_round_trip_as_graph_batches(built: tuple[Built, RunStats]) -> None:
     graph, _ = built
     assert graph.checkpoint.pending() == []

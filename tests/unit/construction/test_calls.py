@@ -35,7 +35,7 @@ def test_demos_are_compact_json_and_cover_the_table_13_patterns() -> None:
         },
     )
     answers = [m["content"] for m in messages if m["role"] == "assistant"]
-    assert len(answers) == len(DEMOS) == 6
+    assert len(answers) == len(DEMOS) == 8
     assert all("\n" not in a and json.loads(a)["event"] for a in answers)
     facts = [f for d in DEMOS for f in d.event.facts]
     kinds = {(f.property, f.dtype) for f in facts}
@@ -44,6 +44,7 @@ def test_demos_are_compact_json_and_cover_the_table_13_patterns() -> None:
         ("emotional_state", DType.ENUM),
         ("has_children", DType.BOOL),
         ("event_date", DType.DATE),
+        ("lives_in", DType.STR),  # a move: a lexicon name, not "moved_to"
     } <= kinds
     assert any(f.dtype == DType.INT for f in facts)
     assert any(d.speaker == "World" for d in DEMOS)  # environment condition, document stream

@@ -311,3 +311,63 @@ def test_dense_candidates_from_an_embedder_catch_a_reordered_name(
         "SELECT name FROM entities WHERE entity_type = 'Corporation'"
     ).fetchall()
     assert len(names) == entities
+
+
+DENVER, AUSTIN, SEATTLE = (
+    "I live in Denver, in a small flat downtown.",
+    "I just moved to Austin! The boxes are still everywhere.",
+    "I just moved to Seattle! The boxes are still everywhere.",
+)
+
+
+def test_one_city_timeline_from_three_wordings_and_a_value_made_subject(
+    store: SQLiteGraphStore, checkpoint: Checkpoint
+) -> None:
+    """What the local model produced for three moves: Denver.residence = Denver, moved_to, moved."""
+
+    def city(subject: str, prop: str, name: str, quote: str) -> dict[str, Any]:
+        return event(
+            [("Alice", "Person", "Speaker"), (name, "Place", "Mentioned")],
+            [fact(subject, prop, name, quote)],
+        )
+
+    answers = {
+        key(DENVER): city("Denver", "residence", "Denver", "I live in Denver"),
+        key(AUSTIN): city("Alice", "moved_to", "Austin", "I just moved to Austin"),
+        key(SEATTLE): city("I", "moved", "Seattle", "I just moved to Seattle"),
+    }
+    pipe, _ = pipeline(store, checkpoint, answers)
+    stats = pipe.ingest(
+        [
+            turn(DENVER, JAN, 0, 1),
+            turn(AUSTIN, MAR, 0, 2),
+            turn(SEATTLE, "2024-05-02T10:00:00", 0, 3),
+        ]
+    )
+    assert [f.value for f in store.history(ALICE, "lives_in")] == ["Denver", "Austin", "Seattle"]
+    assert store.current(ALICE, "lives_in").value == "Seattle"  # type: ignore[union-attr]
+    denver = entity_id(EntityType.PLACE.value, "Denver")
+    count = store.connection.execute("SELECT count(*) FROM facts WHERE entity_id = ?", (denver,))
+    assert count.fetchone()[0] == 0
+    assert stats.llm_calls == 3  # the synonyms were settled by the lexicon, not the LLM
+    decisions = checkpoint.decisions()
+    subject = [d for d in decisions if d.kind == "subject"]
+    assert [(d.mention, d.chosen) for d in subject] == [("Denver.residence", "Alice")]
+    synonyms = [d for d in decisions if d.kind == "property" and d.via == "lexicon"]
+    assert [(d.mention, d.chosen) for d in synonyms] == [
+        ("residence", "lives_in"),
+        ("moved_to", "lives_in"),
+        ("moved", "lives_in"),
+    ]
+
+
+def test_a_value_made_subject_without_first_person_words_keeps_its_subject(
+    store: SQLiteGraphStore, checkpoint: Checkpoint
+) -> None:
+    text = "Denver is lovely in spring."
+    answer = event([("Denver", "Place", "Mentioned")], [fact("Denver", "name", "Denver", "Denver")])
+    pipe, _ = pipeline(store, checkpoint, {key(text): answer})
+    pipe.ingest([turn(text, JAN)])
+    denver = entity_id(EntityType.PLACE.value, "Denver")
+    assert [f.value for f in store.history(denver, "name")] == ["Denver"]
+    assert not [d for d in checkpoint.decisions() if d.kind == "subject"]
