@@ -120,8 +120,10 @@ def _index(store: str, db: Path | None, settings: Settings, namespace: str) -> I
 def _open_embedded_file(
     search: HybridSearch, store: str, db: Path | None, settings: Settings
 ) -> None:
-    """An embedded index file that exists is opened (and its vector size checked against the
-    model) before anything asks it for its documents; the servers need no opening."""
+    """An embedded index file that exists has its vector size checked against the model
+    before anything asks it for its documents (the file would open by itself on first use,
+    but only ``create()`` compares its dimensions with the embedder's); servers need no
+    opening."""
     if search_backend(store, settings) == "embedded" and index_path(db, settings).is_file():
         search.create()
 

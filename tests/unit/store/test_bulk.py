@@ -130,5 +130,7 @@ def test_concurrent_failure_stops_new_batches_and_names_the_first(tmp_path: Path
     store.init_schema()
     with pytest.raises(BulkWriteError, match="batch 1"):
         write_batches(store, iter(batches), writers=2)
-    assert store.calls == 3, "batch 3 and 4 never start once batch 1 has failed"
+    # batch 2 may or may not have been handed over before batch 1's failure was seen (a race
+    # between the failing writer and the scheduler); batches 3 and 4 never are
+    assert store.calls <= 3, "batch 3 and 4 never start once batch 1 has failed"
     assert store.current(ALICE.entity_id, "home_city") is not None
