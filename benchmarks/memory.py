@@ -32,6 +32,7 @@ from apexmem_neo.construction.pipeline import (
     TurnReport,
 )
 from apexmem_neo.llm import make_lm
+from apexmem_neo.llm.lm import DEFAULT_MAX_TOKENS
 from apexmem_neo.search import HybridSearch
 from apexmem_neo.search.embedder import CachedEmbedder
 from apexmem_neo.settings import Settings
@@ -115,10 +116,17 @@ def _progress(report: TurnReport, stats: RunStats) -> None:
     )
 
 
+def extraction_lm(lm: Any) -> Any:
+    """``lm`` with the output budget ``apexmem ingest`` gives extraction (``DEFAULT_MAX_TOKENS``)
+    when its own is smaller: at the answering budget of 512 tokens a turn with many facts was
+    cut off, failed to parse and was asked again (2 of 18 LOCOMO turns in one smoke run)."""
+    return lm.copy(max_tokens=max(DEFAULT_MAX_TOKENS, lm.kwargs.get("max_tokens", 0)))
+
+
 def ingest(memory: Memory, turns: Sequence[TurnInput], lm: Any, source: str) -> RunStats:
     """Run the construction pipeline (done turns are skipped), then index the whole graph."""
     pipeline = ConstructionPipeline(
-        memory.store, memory.checkpoint, lm, PipelineConfig(), on_turn=_progress
+        memory.store, memory.checkpoint, extraction_lm(lm), PipelineConfig(), on_turn=_progress
     )
     stats = pipeline.ingest(list(turns), source)
     index_graph(memory.search, memory.backend)

@@ -59,6 +59,23 @@ SQL_NOTES: Final = (
 )
 
 
+EXAMPLE_REQUEST: Final = "Every fact about Alice, oldest first"
+EXAMPLE_QUERIES: Final[dict[Language, str]] = {
+    "sql": "SELECT f.property, f.value_json, f.t_from, f.t_to FROM facts f JOIN entities e "
+    "ON e.entity_id = f.entity_id WHERE e.name = 'Alice' ORDER BY f.t_from",
+    "cypher": "MATCH (f:Fact)-[:ABOUT]->(e:Entity {name: 'Alice'}) "
+    "RETURN f.property, f.value_json, f.t_from, f.t_to ORDER BY f.t_from",
+}
+"""One worked query per language, the same request, shown to every arm (the text2cypher arm
+gets the Cypher one as its example): without it the local model wrote the same invented
+Cypher (``-[:HAS_PROPERTY]->``) in all three agent arms, SQL ones included, and repeated it
+after every error, so the study measured nothing but that."""
+
+
+def example_line(language: Language) -> str:
+    return f"Example ({EXAMPLE_REQUEST}): {EXAMPLE_QUERIES[language]}"
+
+
 def compact_schema(info: SchemaInfo, language: Language) -> str:
     """The schema in a few lines, in the arm's language, from the same ``SchemaInfo`` that
     SchemaViewer renders: tables (SQL) or labels and relationships (Cypher), then notes."""
@@ -66,12 +83,12 @@ def compact_schema(info: SchemaInfo, language: Language) -> str:
     if language == "sql":  # the same text on SQLite and through the shim on Neo4j
         lines = ["Memory schema (SQL tables):"]
         lines += [f"{t.sql_table}({', '.join(c.name for c in t.columns)})" for t in tables]
-        return "\n".join([*lines, *SQL_NOTES])
+        return "\n".join([*lines, *SQL_NOTES, example_line(language)])
     lines = ["Memory schema (Cypher labels):"]
     lines += [f"(:{t.name} {{{', '.join(c.name for c in t.columns)}}})" for t in tables]
     lines += [r.pattern for r in info.relations if "Fact" in r.pattern]
     notes = [n for n in info.notes if "value_json" in n or n.startswith("Times")]
-    return "\n".join(lines + notes)
+    return "\n".join([*lines, *notes, example_line(language)])
 
 
 # ---- the gold graph in each store ----

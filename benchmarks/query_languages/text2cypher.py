@@ -24,6 +24,7 @@ from neo4j_graphrag.llm.types import LLMResponse
 from neo4j_graphrag.retrievers import Text2CypherRetriever
 
 from apexmem_neo.tools.backend import SchemaInfo
+from benchmarks.query_languages.arms import EXAMPLE_QUERIES, EXAMPLE_REQUEST
 from benchmarks.query_languages.judge import is_correct
 from benchmarks.query_languages.metrics import CallRecord, QuestionRecord
 from benchmarks.query_languages.questions import Question
@@ -84,7 +85,10 @@ class Text2CypherArm:
             api_key=api_key,
         )
         self.retriever = Text2CypherRetriever(
-            driver=driver, llm=self.llm, neo4j_schema=schema_text(schema)
+            driver=driver,
+            llm=self.llm,
+            neo4j_schema=schema_text(schema),
+            examples=[f"USER INPUT: '{EXAMPLE_REQUEST}' QUERY: {EXAMPLE_QUERIES['cypher']}"],
         )
         self.rag = GraphRAG(retriever=self.retriever, llm=self.llm)
 

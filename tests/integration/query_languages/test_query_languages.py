@@ -17,8 +17,11 @@ from neo4j import Driver
 
 from apexmem_neo.llm import make_lm
 from apexmem_neo.store.neo4j import Neo4jGraphStore
+from apexmem_neo.tools.backend import Language
+from apexmem_neo.tools.graph_query import run_graph_query
 from benchmarks.query_languages.arms import (
     AGENT_ARMS,
+    EXAMPLE_QUERIES,
     Stores,
     build_agent_arm,
     delete_gold,
@@ -46,6 +49,18 @@ def test_gold_answers_agree_with_the_neo4j_store(stores: Stores) -> None:
     assert isinstance(stores.neo4j, Neo4jGraphStore)
     for q in load_questions():
         assert answer_for(stores.neo4j, q.spec) == q.gold, q.qid
+
+
+@pytest.mark.parametrize(("arm", "language"), [("neo4j-sql", "sql"), ("neo4j-cypher", "cypher")])
+def test_the_example_query_shown_to_the_arms_runs_on_neo4j(
+    stores: Stores, arm: str, language: Language
+) -> None:
+    """Every arm is shown one worked query; on Neo4j it must run and find rows."""
+    assert stores.neo4j_backend is not None
+    name = load_gold().entities[0].name
+    query = EXAMPLE_QUERIES[language].replace("Alice", name)
+    answer = run_graph_query(stores.neo4j_backend, query, language)
+    assert not answer.startswith("## Error") and "0 rows" not in answer, (arm, answer)
 
 
 @pytest.mark.llm

@@ -13,8 +13,10 @@ from dspy.utils import DummyLM
 
 from apexmem_neo.store.sqlite import SQLiteGraphStore
 from apexmem_neo.tools import SQLiteQueryBackend
+from apexmem_neo.tools.graph_query import run_graph_query
 from benchmarks.query_languages.arms import (
     AGENT_CONFIG,
+    EXAMPLE_QUERIES,
     AgentArm,
     agent_arm,
     compact_schema,
@@ -143,3 +145,20 @@ def test_compact_schema_in_both_languages(
     assert sql.startswith("Memory schema (SQL tables):") and "value_json" in sql
     assert "sessions(" not in sql and "facts(fact_id, entity_id" in sql
     assert compact_schema(info, "cypher").startswith("Memory schema (Cypher labels):")
+    assert EXAMPLE_QUERIES["sql"] in sql and EXAMPLE_QUERIES["cypher"] in compact_schema(
+        info, "cypher"
+    )
+
+
+def test_the_sql_example_query_runs_on_the_gold_graph(
+    store: tuple[SQLiteGraphStore, SQLiteQueryBackend],
+) -> None:
+    name = (
+        store[0]
+        .connection.execute(
+            "SELECT e.name FROM entities e JOIN facts f ON f.entity_id = e.entity_id LIMIT 1"
+        )
+        .fetchone()[0]
+    )
+    answer = run_graph_query(store[1], EXAMPLE_QUERIES["sql"].replace("Alice", name), "sql")
+    assert not answer.startswith("## Error") and "0 rows" not in answer, answer
