@@ -8,6 +8,7 @@ into an error in the result instead of an exception.
 
 from __future__ import annotations
 
+import json
 import time
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
@@ -19,6 +20,14 @@ from apexmem_neo.agent.models import AgentConfig, TraceStep
 from apexmem_neo.agent.signatures import AnswerWithTools
 
 BUDGET_NOTE = "Tool budget exhausted: no more tool calls; answer with what you have."
+
+
+def repeated_call_note(earlier: int) -> str:
+    return (
+        f"Not run again: this exact call was already made, and observation_{earlier} holds "
+        "its result. The same call returns the same text; change the call (a different "
+        "query, entity or language) or finish with what you have."
+    )
 
 
 @dataclass
@@ -59,6 +68,7 @@ class ReactLoop:
     def run(self, inputs: Mapping[str, Any], tracker: Any, first_step: int = 0) -> LoopOutcome:
         out = LoopOutcome()
         trajectory: dict[str, Any] = {}
+        self._calls_seen: dict[str, int] = {}
         for idx in range(self.config.max_iters):
             if not self._step(idx, inputs, trajectory, tracker, out, first_step):
                 break
@@ -92,14 +102,14 @@ class ReactLoop:
         trajectory[f"thought_{idx}"] = pred.next_thought
         trajectory[f"tool_name_{idx}"] = pred.next_tool_name
         trajectory[f"tool_args_{idx}"] = pred.next_tool_args
-        observation = self._observe(step, out)
+        observation = self._observe(step, out, idx)
         trajectory[f"observation_{idx}"] = observation
         step.output_chars = len(observation)
         step.seconds = round(time.perf_counter() - t0, 3)
         step.tokens = token_delta(before, token_total(tracker))
         return step.tool != "finish" and observation != BUDGET_NOTE
 
-    def _observe(self, step: TraceStep, out: LoopOutcome) -> str:
+    def _observe(self, step: TraceStep, out: LoopOutcome, idx: int) -> str:
         tool = self.react.tools.get(step.tool or "")
         if tool is None:
             names = ", ".join(self.react.tools)
@@ -108,11 +118,24 @@ class ReactLoop:
             if out.tool_calls >= self.config.max_tool_calls:
                 return BUDGET_NOTE
             out.tool_calls += 1
+            earlier = self._seen_before(step, idx)
+            if earlier is not None:
+                return repeated_call_note(earlier)
         try:
             text = str(tool(**step.args))
         except Exception as exc:  # bad arguments: tell the model, as dspy.ReAct does
             text = f"Execution error in {step.tool}: {type(exc).__name__}: {exc}"
         return text[: self.config.max_observation_chars]
+
+    def _seen_before(self, step: TraceStep, idx: int) -> int | None:
+        """The trajectory index of an identical earlier call, else None (and remember this one).
+        The tools are read-only, so the same call returns the same text: measured, the local
+        model sent one failing query three times in a row, spending the whole budget."""
+        key = json.dumps([step.tool, step.args], sort_keys=True, default=str)
+        earlier = self._calls_seen.get(key)
+        if earlier is None:
+            self._calls_seen[key] = idx
+        return earlier
 
     def _extract(
         self,

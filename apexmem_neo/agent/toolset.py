@@ -4,14 +4,13 @@ four) and the optional Timeline."""
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable
-from typing import Any
 
 from apexmem_neo.agent.models import ALL_TOOL_NAMES, TOOL_NAMES
 from apexmem_neo.errors import ApexMemError
 from apexmem_neo.store.protocol import GraphStore
 from apexmem_neo.tools.backend import Language, QueryBackend, QueryLimits
 from apexmem_neo.tools.entity_lookup import Searcher, entity_lookup_tool
-from apexmem_neo.tools.graph_query import GRAPH_QUERY_DOC, graph_query_tool, run_graph_query
+from apexmem_neo.tools.graph_query import graph_query_tool
 from apexmem_neo.tools.schema_viewer import schema_viewer_tool
 from apexmem_neo.tools.search_tool import search_tool
 from apexmem_neo.tools.timeline import timeline_tool
@@ -44,27 +43,7 @@ def build_tools(
         elif name == "Search" and searcher is not None:
             tools[name] = search_tool(searcher)
         elif name == "GraphQuery" and backend is not None:
-            tools[name] = _graph_query(backend, limits, language)
+            tools[name] = graph_query_tool(backend, limits, language)
         elif name == "SchemaViewer" and backend is not None:
             tools[name] = schema_viewer_tool(backend)
     return tools
-
-
-def _graph_query(
-    backend: QueryBackend, limits: QueryLimits | None, language: Language | None
-) -> Tool:
-    if language is None or language == backend.native_language:
-        return graph_query_tool(backend, limits)
-    bound = limits or QueryLimits()
-    default: str = language
-
-    def graph_query(
-        query: str, language: str = default, params: dict[str, Any] | None = None
-    ) -> str:
-        return run_graph_query(backend, query, language, params, bound)
-
-    graph_query.__name__ = graph_query.__qualname__ = "GraphQuery"
-    graph_query.__doc__ = GRAPH_QUERY_DOC.format(
-        default=default, backend=backend.name, max_rows=bound.max_rows, timeout=bound.timeout_s
-    )
-    return graph_query

@@ -12,17 +12,48 @@ from apexmem_neo.tools.backend import LANGUAGES, QueryBackend, QueryLimits, Tool
 GRAPH_QUERY_DOC = """Run one read-only query over the memory graph; rows come back as markdown.
 
 Args:
-    query: one Cypher statement (MATCH ... RETURN ...) or one SQL SELECT over the paper's
-        tables (sessions, turns, entities, properties, evidence, events, event_participants,
-        facts). Writes, procedures outside a small read-only list and several statements are
-        refused.
-    language: "cypher" or "sql" (default: {default}). This memory runs on {backend}.
-    params: values for the query's parameters ($name in Cypher, :name in SQL), e.g.
+    query: {query_kind}
+    language: {language_line}
+    params: values for the query's parameters ({param_style}), e.g.
         {{"entity_id": "ent_...", "t": "2023-05-01T00:00:00"}}.
 
 Results are limited to {max_rows} rows and {timeout:g} seconds; long values are cut.
 On a problem the answer starts with "## Error:" and says how to fix the query.
 """
+SQL_QUERY_KIND: Final = (
+    "one SQL SELECT over the paper's tables (sessions, turns, entities, properties, evidence, "
+    "events, event_participants, facts). Writes and several statements are refused."
+)
+CYPHER_QUERY_KIND: Final = (
+    "one read-only Cypher statement (MATCH ... RETURN ...). Writes, procedures outside a "
+    "small read-only list and several statements are refused."
+)
+
+
+def graph_query_doc(backend: QueryBackend, default: str, limits: QueryLimits) -> str:
+    """GraphQuery's description in the language it is used in: a SQL-only memory (SQLite)
+    never mentions Cypher. Measured: with a description that began "one Cypher statement
+    (MATCH ... RETURN ...)", the local model wrote Cypher on SQLite at every step."""
+    if backend.native_language == "sql":  # SQLite: SQL only
+        query_kind, language_line = SQL_QUERY_KIND, f'"sql". This memory runs on {backend.name}.'
+        param_style = ":name in SQL"
+    else:
+        first, other = (
+            (SQL_QUERY_KIND, "Cypher") if default == "sql" else (CYPHER_QUERY_KIND, "SQL")
+        )
+        query_kind = f"{first} ({other} is also accepted with language='{other.lower()}'.)"
+        language_line = (
+            f'"{default}" (default) or "{"cypher" if default == "sql" else "sql"}". '
+            f"This memory runs on {backend.name}."
+        )
+        param_style = "$name in Cypher, :name in SQL"
+    return GRAPH_QUERY_DOC.format(
+        query_kind=query_kind,
+        language_line=language_line,
+        param_style=param_style,
+        max_rows=limits.max_rows,
+        timeout=limits.timeout_s,
+    )
 
 
 def run_graph_query(
@@ -47,23 +78,20 @@ def run_graph_query(
 
 
 def graph_query_tool(
-    backend: QueryBackend, limits: QueryLimits | None = None
+    backend: QueryBackend, limits: QueryLimits | None = None, language: str | None = None
 ) -> Callable[..., str]:
-    """The agent's ``GraphQuery(query, language, params)`` bound to ``backend``."""
+    """The agent's ``GraphQuery(query, language, params)`` bound to ``backend``; ``language``
+    is its default (the backend's native one unless given)."""
     bound = limits or QueryLimits()
+    default = language or backend.native_language
 
     def graph_query(
-        query: str, language: str = backend.native_language, params: dict[str, Any] | None = None
+        query: str, language: str = default, params: dict[str, Any] | None = None
     ) -> str:
         return run_graph_query(backend, query, language, params, bound)
 
     graph_query.__name__ = graph_query.__qualname__ = "GraphQuery"
-    graph_query.__doc__ = GRAPH_QUERY_DOC.format(
-        default=backend.native_language,
-        backend=backend.name,
-        max_rows=bound.max_rows,
-        timeout=bound.timeout_s,
-    )
+    graph_query.__doc__ = graph_query_doc(backend, default, bound)
     return graph_query
 
 

@@ -28,6 +28,9 @@ def test_backend_is_a_query_backend(neo4j_backend: Neo4jQueryBackend) -> None:
 def test_graph_query_cypher(neo4j_backend: Neo4jQueryBackend) -> None:
     tool = graph_query_tool(neo4j_backend)
     assert tool.__doc__ is not None and "Neo4j" in tool.__doc__
+    assert "query: one read-only Cypher statement" in tool.__doc__
+    as_sql = graph_query_tool(neo4j_backend, language="sql").__doc__ or ""
+    assert "query: one SQL SELECT" in as_sql and "language='cypher'" in as_sql
     out = tool(
         "MATCH (f:Fact {entity_id: $e, property: 'tqx_city'}) "
         "RETURN f.value_json AS value, f.t_to AS until ORDER BY f.t_from",

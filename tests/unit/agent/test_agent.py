@@ -11,6 +11,7 @@ from dspy.utils import DummyLM
 
 from apexmem_neo.agent import AgentConfig, MemoryAgent, build_tools
 from apexmem_neo.agent.agent import is_non_answer
+from apexmem_neo.agent.react_loop import repeated_call_note
 from apexmem_neo.errors import ApexMemError
 from apexmem_neo.search import HybridSearch
 from apexmem_neo.store.sqlite import SQLiteGraphStore
@@ -128,6 +129,24 @@ def test_tool_budget_stops_the_loop(store: SQLiteGraphStore, backend: SQLiteQuer
     assert res.tool_calls == 1 and res.answer == "Sakura Sushi"
     assert res.trace[1].output_chars == len("Tool budget exhausted: no more tool calls; "
                                             "answer with what you have.")  # fmt: skip
+
+
+def test_an_identical_repeated_call_is_not_run_again_and_says_where_its_result_is(
+    store: SQLiteGraphStore, backend: SQLiteQueryBackend
+) -> None:
+    bad = {"query": "MATCH (e:Entity) RETURN e", "language": "sql"}
+    answers = [
+        step("GraphQuery", bad),
+        step("GraphQuery", bad),
+        step("GraphQuery", {**bad, "language": "cypher"}),
+        {"reasoning": "r", "answer": "A", "evidence_turn_ids": []},
+    ]
+    res = agent(store, backend, None, answers, max_iters=3).ask("x?", mode="react")
+    first, again, changed = res.trace[:3]
+    assert first.output_chars != again.output_chars
+    assert again.output_chars == len(repeated_call_note(0))
+    assert changed.output_chars != again.output_chars  # a changed call runs
+    assert res.tool_calls == 3
 
 
 def test_max_iters_bounds_the_loop(store: SQLiteGraphStore, backend: SQLiteQueryBackend) -> None:

@@ -63,6 +63,7 @@ def test_tool_signature_and_docstring(sqlite_backend: SQLiteQueryBackend) -> Non
     assert list(signature.parameters) == ["query", "language", "params"]
     assert signature.parameters["language"].default == "sql"
     assert tool.__doc__ is not None and "SQLite" in tool.__doc__ and "200 rows" in tool.__doc__
+    assert "cypher" not in tool.__doc__.lower()  # a SQL-only memory never suggests Cypher
     viewer = schema_viewer_tool(sqlite_backend)
     assert viewer.__name__ == "SchemaViewer"
     assert list(inspect.signature(viewer).parameters) == ["include_examples", "include_guide"]
