@@ -22,12 +22,12 @@ from apexmem_neo.agent.signatures import AnswerWithTools
 BUDGET_NOTE = "Tool budget exhausted: no more tool calls; answer with what you have."
 
 
+REPEATED_CALL = "Not run again: this exact call was already made"
+
+
 def repeated_call_note(earlier: int) -> str:
-    return (
-        f"Not run again: this exact call was already made, and observation_{earlier} holds "
-        "its result. The same call returns the same text; change the call (a different "
-        "query, entity or language) or finish with what you have."
-    )
+    """What the trace records for a repeated call (the loop then stops)."""
+    return f"{REPEATED_CALL}; observation_{earlier} holds its result."
 
 
 @dataclass
@@ -107,6 +107,13 @@ class ReactLoop:
         step.output_chars = len(observation)
         step.seconds = round(time.perf_counter() - t0, 3)
         step.tokens = token_delta(before, token_total(tracker))
+        if observation.startswith(REPEATED_CALL):
+            # a temperature-0 model that repeats a call is stuck: it would repeat it until the
+            # budget ran out. Stop here, and leave the repeat out of what the answer step reads
+            # (it once answered with the note itself).
+            for key in ("thought", "tool_name", "tool_args", "observation"):
+                trajectory.pop(f"{key}_{idx}")
+            return False
         return step.tool != "finish" and observation != BUDGET_NOTE
 
     def _observe(self, step: TraceStep, out: LoopOutcome, idx: int) -> str:
@@ -130,7 +137,8 @@ class ReactLoop:
     def _seen_before(self, step: TraceStep, idx: int) -> int | None:
         """The trajectory index of an identical earlier call, else None (and remember this one).
         The tools are read-only, so the same call returns the same text: measured, the local
-        model sent one failing query three times in a row, spending the whole budget."""
+        model sent one failing query three times in a row, spending the whole budget (and
+        went on repeating it after a note saying so)."""
         key = json.dumps([step.tool, step.args], sort_keys=True, default=str)
         earlier = self._calls_seen.get(key)
         if earlier is None:

@@ -50,6 +50,12 @@ no prefetch, so only the model's own queries find facts."""
 STUDY_TABLES: Final = ("entities", "facts", "events", "turns")
 """The tables (labels) the compact schema lists: everything the questions need."""
 
+HISTORY_NOTE: Final = (
+    "Facts are never overwritten: a property's value now is its fact with the latest t_from; "
+    "the older facts are its history."
+)
+"""Told to every arm: with rows oldest first the local model answered the oldest value to a
+question about now."""
 SQL_NOTES: Final = (
     "Join facts.entity_id = entities.entity_id.",
     "Times are TEXT 'YYYY-MM-DDTHH:MM:SS' (UTC): compare them as strings; date(), julianday() "
@@ -83,12 +89,12 @@ def compact_schema(info: SchemaInfo, language: Language) -> str:
     if language == "sql":  # the same text on SQLite and through the shim on Neo4j
         lines = ["Memory schema (SQL tables):"]
         lines += [f"{t.sql_table}({', '.join(c.name for c in t.columns)})" for t in tables]
-        return "\n".join([*lines, *SQL_NOTES, example_line(language)])
+        return "\n".join([*lines, *SQL_NOTES, HISTORY_NOTE, example_line(language)])
     lines = ["Memory schema (Cypher labels):"]
     lines += [f"(:{t.name} {{{', '.join(c.name for c in t.columns)}}})" for t in tables]
     lines += [r.pattern for r in info.relations if "Fact" in r.pattern]
     notes = [n for n in info.notes if "value_json" in n or n.startswith("Times")]
-    return "\n".join([*lines, *notes, example_line(language)])
+    return "\n".join([*lines, *notes, HISTORY_NOTE, example_line(language)])
 
 
 # ---- the gold graph in each store ----

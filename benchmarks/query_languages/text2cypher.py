@@ -24,7 +24,7 @@ from neo4j_graphrag.llm.types import LLMResponse
 from neo4j_graphrag.retrievers import Text2CypherRetriever
 
 from apexmem_neo.tools.backend import SchemaInfo
-from benchmarks.query_languages.arms import EXAMPLE_QUERIES, EXAMPLE_REQUEST
+from benchmarks.query_languages.arms import EXAMPLE_QUERIES, EXAMPLE_REQUEST, HISTORY_NOTE
 from benchmarks.query_languages.judge import is_correct
 from benchmarks.query_languages.metrics import CallRecord, QuestionRecord
 from benchmarks.query_languages.questions import Question
@@ -87,7 +87,7 @@ class Text2CypherArm:
         self.retriever = Text2CypherRetriever(
             driver=driver,
             llm=self.llm,
-            neo4j_schema=schema_text(schema),
+            neo4j_schema=f"{schema_text(schema)}\nNote: {HISTORY_NOTE}",
             examples=[f"USER INPUT: '{EXAMPLE_REQUEST}' QUERY: {EXAMPLE_QUERIES['cypher']}"],
         )
         self.rag = GraphRAG(retriever=self.retriever, llm=self.llm)
