@@ -37,6 +37,8 @@ class LoopOutcome:
     steps: list[TraceStep] = field(default_factory=list)
     tool_calls: int = 0
     error: str | None = None
+    calls_seen: dict[str, int] = field(default_factory=dict)
+    """Each distinct call made so far (tool and arguments as JSON) -> its trajectory index."""
 
 
 def token_total(tracker: Any) -> dict[str, int]:
@@ -68,7 +70,6 @@ class ReactLoop:
     def run(self, inputs: Mapping[str, Any], tracker: Any, first_step: int = 0) -> LoopOutcome:
         out = LoopOutcome()
         trajectory: dict[str, Any] = {}
-        self._calls_seen: dict[str, int] = {}
         for idx in range(self.config.max_iters):
             if not self._step(idx, inputs, trajectory, tracker, out, first_step):
                 break
@@ -125,7 +126,7 @@ class ReactLoop:
             if out.tool_calls >= self.config.max_tool_calls:
                 return BUDGET_NOTE
             out.tool_calls += 1
-            earlier = self._seen_before(step, idx)
+            earlier = _seen_before(out.calls_seen, step, idx)
             if earlier is not None:
                 return repeated_call_note(earlier)
         try:
@@ -133,17 +134,6 @@ class ReactLoop:
         except Exception as exc:  # bad arguments: tell the model, as dspy.ReAct does
             text = f"Execution error in {step.tool}: {type(exc).__name__}: {exc}"
         return text[: self.config.max_observation_chars]
-
-    def _seen_before(self, step: TraceStep, idx: int) -> int | None:
-        """The trajectory index of an identical earlier call, else None (and remember this one).
-        The tools are read-only, so the same call returns the same text: measured, the local
-        model sent one failing query three times in a row, spending the whole budget (and
-        went on repeating it after a note saying so)."""
-        key = json.dumps([step.tool, step.args], sort_keys=True, default=str)
-        earlier = self._calls_seen.get(key)
-        if earlier is None:
-            self._calls_seen[key] = idx
-        return earlier
 
     def _extract(
         self,
@@ -166,3 +156,15 @@ class ReactLoop:
             step.error = out.error = f"final extract failed: {type(exc).__name__}: {exc}"[:800]
         step.seconds = round(time.perf_counter() - t0, 3)
         step.tokens = token_delta(before, token_total(tracker))
+
+
+def _seen_before(calls_seen: dict[str, int], step: TraceStep, idx: int) -> int | None:
+    """The trajectory index of an identical earlier call, else None (and remember this one).
+    The tools are read-only, so the same call returns the same text: measured, the local
+    model sent one failing query three times in a row, spending the whole budget (and went
+    on repeating it after a note saying so)."""
+    key = json.dumps([step.tool, step.args], sort_keys=True, default=str)
+    earlier = calls_seen.get(key)
+    if earlier is None:
+        calls_seen[key] = idx
+    return earlier

@@ -56,7 +56,10 @@ SPEAKER_WORDS: Final = frozenset({"i", "me", "my", "myself", "mine", "we", "us",
 LISTENER_WORDS: Final = frozenset({"you", "your", "yourself", "yours", "listener"})
 WORLD: Final = "World"
 EVIDENCE_MIN_SCORE: Final = 80.0
-_FIRST_PERSON: Final = re.compile(r"\b(i|i'm|i've|i'd|i'll|me|my|mine|we|our|us)\b", re.IGNORECASE)
+_FIRST_PERSON: Final = re.compile(
+    r"\b(" + "|".join(sorted(SPEAKER_WORDS - {"speaker"})) + r")\b", re.IGNORECASE
+)
+"""A speaker word anywhere in the turn ("I'm" matches on "I")."""
 
 
 @dataclass
@@ -374,10 +377,7 @@ class TurnMerge:
         equal to its value, said in the first person, is the speaker's attribute.
         """
         own_value = normalize_text(fact.subject) == normalize_text(str(fact.value))
-        said_of_self = _FIRST_PERSON.search(fact.evidence or "") or _FIRST_PERSON.search(
-            self.item.text
-        )
-        if not (own_value and said_of_self) or self.item.speaker == WORLD:
+        if not own_value or self.item.speaker == WORLD or not _FIRST_PERSON.search(self.item.text):
             return fact.subject
         self.resolver.record(
             self.item.turn().turn_id,
