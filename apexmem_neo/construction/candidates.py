@@ -98,6 +98,11 @@ class EntityCatalog:
         self.add(entity.model_copy(update={"aliases": (*entity.aliases, alias)}))
         return True
 
+    def types_named(self, name: str) -> set[EntityType]:
+        """The types of the known entities called ``name`` (by name or alias)."""
+        ids = self._by_norm.get(normalize_text(name), ())
+        return {self.entities[i].entity_type for i in ids}
+
     def _candidate(self, entity_id: str, score: float, via: Via) -> Candidate:
         e = self.entities[entity_id]
         return Candidate(entity_id, e.name, score, via, e.entity_type.value, e.aliases)

@@ -32,6 +32,7 @@ from apexmem_neo.construction.candidates import (
 )
 from apexmem_neo.construction.checkpoint import DecisionRecord
 from apexmem_neo.construction.grounding import GroundedTime, find_expression, ground_time
+from apexmem_neo.construction.job_facts import organisation_test, repair_job_facts
 from apexmem_neo.construction.loaders import TurnInput
 from apexmem_neo.llm.extract_event import ExtractedEvent, ExtractedFact
 from apexmem_neo.llm.resolve_entity import ResolveEntity
@@ -314,6 +315,7 @@ class TurnMerge:
         batch = GraphBatch(sessions=[item.session()], turns=[turn])
         if extraction is None or not turn.text.strip():
             return batch
+        extraction = self._repair_jobs(extraction)
         whole = Evidence(
             text=turn.text, turn_id=turn.turn_id, span_start=0, span_end=len(turn.text)
         )
@@ -369,6 +371,23 @@ class TurnMerge:
                     key, EventParticipant(event_id=event_id, entity_id=entity.entity_id, role=role)
                 )
         return found
+
+    def _repair_jobs(self, extraction: ExtractedEvent) -> ExtractedEvent:
+        """Occupation/employer repairs (see ``job_facts``), each recorded as a decision."""
+        speaker = None if self.item.speaker == WORLD else self.item.speaker
+        is_organisation = organisation_test(extraction, self.resolver.entities.types_named)
+        repaired, repairs = repair_job_facts(extraction, self.item.text, speaker, is_organisation)
+        for repair in repairs:
+            self.resolver.record(
+                self.item.turn().turn_id,
+                "property",
+                repair.mention,
+                "choose_existing",
+                chosen=repair.chosen,
+                via="rule",
+                rationale=repair.rationale,
+            )
+        return repaired
 
     def _subject_name(self, fact: ExtractedFact) -> str:
         """The fact's subject, or the speaker when the model made the value its own subject.

@@ -173,6 +173,23 @@ def test_three_moves_make_one_city_timeline_about_the_speaker(
     graph.close()
 
 
+def test_two_jobs_make_one_employer_timeline(lm_api_base: str, tmp_path: Path) -> None:
+    """The extractor once gave occupation = engineer only, then occupation = Globex."""
+    graph = Built(tmp_path / "jobs.sqlite", lm_api_base)
+    turns = [
+        turn("I work at Acme Corp as an engineer.", "2024-01-11T10:00:00", 0, 1),
+        turn("Big news: I started at Globex last week!", "2024-03-20T10:00:00", 0, 2),
+    ]
+    stats = graph.ingest(turns)
+    assert stats.turns_failed == 0
+    alice = entity_id("Person", "Alice")
+    employers = [f.value for f in graph.store.history(alice, "employer")]
+    assert employers == ["Acme Corp", "Globex"], employers
+    occupations = [f.value for f in graph.store.history(alice, "occupation")]
+    assert "Globex" not in occupations and "Acme Corp" not in occupations, occupations
+    graph.close()
+
+
 def test_written_batches_round_trip_as_graph_batches(built: tuple[Built, RunStats]) -> None:
     graph, _ = built
     assert graph.checkpoint.pending() == []

@@ -371,3 +371,33 @@ def test_a_value_made_subject_without_first_person_words_keeps_its_subject(
     denver = entity_id(EntityType.PLACE.value, "Denver")
     assert [f.value for f in store.history(denver, "name")] == ["Denver"]
     assert not [d for d in checkpoint.decisions() if d.kind == "subject"]
+
+
+ACME_JOB, GLOBEX_JOB = (
+    "I work at Acme Corp as an engineer.",
+    "Big news: I started at Globex last week!",
+)
+
+
+def test_job_changes_make_one_employer_timeline_beside_the_occupation(
+    store: SQLiteGraphStore, checkpoint: Checkpoint
+) -> None:
+    """What the local model produced: occupation = engineer only, then occupation = Globex."""
+    answers = {
+        key(ACME_JOB): event(
+            [("Alice", "Person", "Speaker"), ("Acme Corp", "Corporation", "Mentioned")],
+            [fact("Alice", "occupation", "engineer", "as an engineer")],
+        ),
+        key(GLOBEX_JOB): event(
+            [("Alice", "Person", "Speaker"), ("Globex", "Corporation", "Mentioned")],
+            [fact("Alice", "occupation", "Globex", "I started at Globex", when="last week")],
+        ),
+    }
+    pipe, _ = pipeline(store, checkpoint, answers)
+    stats = pipe.ingest([turn(ACME_JOB, JAN, 0, 1), turn(GLOBEX_JOB, MAR, 0, 2)])
+    assert [f.value for f in store.history(ALICE, "employer")] == ["Acme Corp", "Globex"]
+    assert [f.value for f in store.history(ALICE, "occupation")] == ["engineer"]
+    assert store.current(ALICE, "employer").t_from[:10] == "2024-03-11"  # type: ignore[union-attr]  # last week: its Monday
+    assert stats.llm_calls == 2
+    repairs = [d for d in checkpoint.decisions() if d.kind == "property" and "." in d.mention]
+    assert [d.mention for d in repairs] == ["Alice.employer", "Alice.occupation"]

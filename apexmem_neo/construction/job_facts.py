@@ -1,0 +1,163 @@
+"""Deterministic repairs of a small model's job facts, applied to an extraction before merge.
+
+Measured with the local 1.5B model (the temporal benchmark's n2 store): "I work at Acme Corp
+as an engineer" gave ``occupation = engineer`` and no employer, and "I started at Globex"
+gave ``occupation = Globex`` beside ``employer = Globex``. So "where does she work now" had
+no timeline to read and the occupation timeline mixed jobs with companies. Two rules:
+
+* an occupation is a profession, never an organisation: an ``occupation`` fact whose value
+  names an organisation (a participant typed Organization/Corporation, an entity memory
+  already types so, or a name ending in a company word such as "Corp") becomes ``employer``;
+* a first-person sentence saying the speaker works at/for an organisation the model listed
+  as a participant names the speaker's employer: when the extraction has no employer fact,
+  one is added, dated like the turn's occupation fact.
+
+Each repair is returned as a ``JobRepair`` so merge records it as a decision (provenance).
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Final
+
+from apexmem_neo.construction.candidates import to_snake_case
+from apexmem_neo.llm.extract_event import ExtractedEvent, ExtractedFact
+from apexmem_neo.ontology import DType, EntityType
+from apexmem_neo.ontology.ids import normalize_text
+from apexmem_neo.ontology.lexicon import canonical_property_name
+
+ORGANISATION_TYPES: Final = frozenset({EntityType.ORGANIZATION, EntityType.CORPORATION})
+OCCUPATION, EMPLOYER = "occupation", "employer"
+ADDED_CONFIDENCE: Final = 0.8
+"""Confidence of an employer fact the rule adds (the model did not state it itself)."""
+
+_COMPANY_WORD: Final = re.compile(
+    r"\b(corp|corporation|inc|llc|ltd|limited|gmbh|plc|co|company|group|labs?|technologies|"
+    r"industries|holdings|bank|agency|studios?|university|college|hospital)\.?$",
+    re.IGNORECASE,
+)
+_SPEAKER_WORKS: Final = (
+    r"\b(?:i|we)(?:'m|'ve|\s+(?:am|are|have|had|just|recently|now|finally|still|also|got|"
+    r"was|were|been|began|landed|took|a|an|new|the|my|our|first|full-time|part-time))*\s+"
+    r"(?:work(?:s|ed|ing)?|job|position|role|hired|employed|intern\w*|started|joined)\b"
+)
+"""The speaker, a few auxiliary words, then a work word: "I'm working", "I got a job"."""
+_WORKING_OUT: Final = re.compile(r"\bwork(s|ed|ing)? out\b", re.IGNORECASE)
+_SENTENCE_END: Final = re.compile(r"(?<=[.!?])\s+")
+
+
+@dataclass(frozen=True)
+class JobRepair:
+    """One repair, recorded by merge as a ``property`` decision."""
+
+    mention: str
+    chosen: str
+    rationale: str
+
+
+def property_name(fact: ExtractedFact) -> str:
+    """The canonical name memory would store for the fact's proposed property."""
+    return canonical_property_name(to_snake_case(fact.property))
+
+
+def organisation_test(
+    extraction: ExtractedEvent, known_types: Callable[[str], set[EntityType]]
+) -> Callable[[str], bool]:
+    """Whether a name denotes an organisation, for this turn's extraction and memory."""
+    typed_here = {
+        normalize_text(p.name) for p in extraction.participants if p.type in ORGANISATION_TYPES
+    }
+
+    def is_organisation(name: str) -> bool:
+        key = normalize_text(name)
+        if key in typed_here or known_types(name) & ORGANISATION_TYPES:
+            return True
+        return _COMPANY_WORD.search(name.strip()) is not None
+
+    return is_organisation
+
+
+def repair_job_facts(
+    extraction: ExtractedEvent,
+    text: str,
+    speaker: str | None,
+    is_organisation: Callable[[str], bool],
+) -> tuple[ExtractedEvent, list[JobRepair]]:
+    """The extraction with its job facts repaired, and what was repaired.
+
+    ``speaker`` None (a document stream) skips the first-person employer rule.
+    """
+    facts, repairs = _route_organisations(extraction.facts, is_organisation)
+    if speaker is not None and not any(property_name(f) == EMPLOYER for f in facts):
+        added = _stated_employer(extraction, text, speaker, facts)
+        if added is not None:
+            facts.append(added)
+            repairs.append(
+                JobRepair(
+                    f"{speaker}.{EMPLOYER}",
+                    EMPLOYER,
+                    f"the turn says the speaker works at/for {added.value!r} "
+                    "and the model gave no employer fact",
+                )
+            )
+    return extraction.model_copy(update={"facts": facts}), repairs
+
+
+def _route_organisations(
+    facts: list[ExtractedFact], is_organisation: Callable[[str], bool]
+) -> tuple[list[ExtractedFact], list[JobRepair]]:
+    """Occupation facts whose value is an organisation become employer facts (deduplicated)."""
+    kept: list[ExtractedFact] = []
+    repairs: list[JobRepair] = []
+    for fact in facts:
+        if property_name(fact) == OCCUPATION and is_organisation(str(fact.value)):
+            fact = fact.model_copy(update={"property": EMPLOYER})
+            repairs.append(
+                JobRepair(
+                    f"{fact.subject}.occupation",
+                    EMPLOYER,
+                    f"{fact.value!r} is an organisation, not an occupation",
+                )
+            )
+        if not any(_same_statement(fact, other) for other in kept):
+            kept.append(fact)
+    return kept, repairs
+
+
+def _same_statement(a: ExtractedFact, b: ExtractedFact) -> bool:
+    return (
+        normalize_text(a.subject) == normalize_text(b.subject)
+        and property_name(a) == property_name(b)
+        and normalize_text(str(a.value)) == normalize_text(str(b.value))
+    )
+
+
+def _stated_employer(
+    extraction: ExtractedEvent, text: str, speaker: str, facts: list[ExtractedFact]
+) -> ExtractedFact | None:
+    """An employer fact for a first-person "I work at <organisation>" sentence, or None."""
+    organisations = [p.name for p in extraction.participants if p.type in ORGANISATION_TYPES]
+    occupation = next((f for f in facts if property_name(f) == OCCUPATION), None)
+    for sentence in _SENTENCE_END.split(text):
+        if _WORKING_OUT.search(sentence):
+            continue
+        for name in organisations:
+            pattern = (
+                _SPEAKER_WORKS + rf"[^.!?]{{0,40}}?\b(at|for|by)\s+(the\s+)?{re.escape(name)}\b"
+            )
+            found = re.search(pattern, sentence, re.IGNORECASE)
+            if found is not None:
+                return ExtractedFact(
+                    subject=speaker,
+                    property=EMPLOYER,
+                    value=name,
+                    dtype=DType.STR,
+                    when=occupation.when if occupation else None,
+                    t_from=occupation.t_from if occupation else None,
+                    t_to=None,
+                    confidence=ADDED_CONFIDENCE,
+                    evidence=found.group(0),
+                )
+    return None

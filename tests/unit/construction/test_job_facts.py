@@ -1,0 +1,147 @@
+"""The occupation/employer repairs applied to an extraction before merge (no LLM, no I/O)."""
+
+from __future__ import annotations
+
+import pytest
+
+from apexmem_neo.construction.job_facts import (
+    ADDED_CONFIDENCE,
+    organisation_test,
+    property_name,
+    repair_job_facts,
+)
+from apexmem_neo.llm.extract_event import ExtractedEvent
+from apexmem_neo.ontology import EntityType
+from tests.unit.construction.conftest import event, fact
+
+ACME = ("Acme Corp", "Corporation", "Mentioned")
+ALICE = ("Alice", "Person", "Speaker")
+
+
+def extraction(participants: list[tuple[str, str, str]], facts: list[dict]) -> ExtractedEvent:
+    return ExtractedEvent.model_validate(event(participants, facts)["event"])
+
+
+def repaired(
+    text: str,
+    participants: list[tuple[str, str, str]],
+    facts: list[dict],
+    known: dict[str, set[EntityType]] | None = None,
+    speaker: str | None = "Alice",
+) -> tuple[list[tuple[str, str, object]], list[str]]:
+    ex = extraction(participants, facts)
+    test = organisation_test(ex, lambda name: (known or {}).get(name, set()))
+    out, repairs = repair_job_facts(ex, text, speaker, test)
+    return [(f.subject, property_name(f), f.value) for f in out.facts], [
+        r.rationale for r in repairs
+    ]
+
+
+def test_an_occupation_naming_a_participant_organisation_becomes_the_employer() -> None:
+    text = "I started at Globex last week."
+    facts, why = repaired(
+        text,
+        [ALICE, ("Globex", "Corporation", "Mentioned")],
+        [fact("Alice", "occupation", "Globex", "I started at Globex")],
+    )
+    assert facts == [("Alice", "employer", "Globex")]
+    assert why == ["'Globex' is an organisation, not an occupation"]
+
+
+def test_a_routed_occupation_that_repeats_the_employer_fact_is_dropped() -> None:
+    facts, _ = repaired(
+        "I started at Globex.",
+        [ALICE, ("Globex", "Corporation", "Mentioned")],
+        [
+            fact("Alice", "employer", "Globex", "I started at Globex"),
+            fact("Alice", "job", "Globex", "started at Globex"),
+        ],
+    )
+    assert facts == [("Alice", "employer", "Globex")]
+
+
+@pytest.mark.parametrize(
+    ("value", "known"),
+    [
+        ("Initech", {"Initech": {EntityType.ORGANIZATION}}),  # typed so in memory
+        ("Vandelay Industries", {}),  # a company word ends the name
+        ("Hooli Inc.", {}),
+    ],
+)
+def test_organisations_known_to_memory_or_named_like_companies_are_routed(
+    value: str, known: dict[str, set[EntityType]]
+) -> None:
+    facts, _ = repaired(
+        "I work there now.", [ALICE], [fact("I", "occupation", value, "I work")], known
+    )
+    assert facts == [("I", "employer", value)]
+
+
+def test_a_profession_stays_an_occupation() -> None:
+    facts, why = repaired(
+        "I'm a nurse now.", [ALICE], [fact("Alice", "occupation", "nurse", "I'm a nurse")]
+    )
+    assert facts == [("Alice", "occupation", "nurse")]
+    assert why == []
+
+
+def test_i_work_at_a_company_as_an_engineer_adds_the_missing_employer() -> None:
+    """What the local model gave: occupation = engineer, and no employer."""
+    ex = extraction(
+        [ALICE, ACME],
+        [
+            fact(
+                "Alice",
+                "occupation",
+                "engineer",
+                "as an engineer",
+                when="since May",
+                t_from="2024-05-01",
+            )
+        ],
+    )
+    out, repairs = repair_job_facts(
+        ex, "I work at Acme Corp as an engineer.", "Alice", organisation_test(ex, lambda _: set())
+    )
+    employer = [f for f in out.facts if f.property == "employer"]
+    assert [(f.subject, f.value, f.evidence) for f in employer] == [
+        ("Alice", "Acme Corp", "I work at Acme Corp")
+    ]
+    assert (employer[0].when, employer[0].t_from) == ("since May", "2024-05-01")
+    assert employer[0].confidence == ADDED_CONFIDENCE
+    assert len(repairs) == 1
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "I got a job as an analyst at Acme Corp!",
+        "I'm working for Acme Corp these days.",
+        "We were hired by Acme Corp in May.",
+    ],
+)
+def test_first_person_work_sentences_name_the_employer(text: str) -> None:
+    facts, _ = repaired(text, [ALICE, ACME], [])
+    assert facts == [("Alice", "employer", "Acme Corp")]
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "My sister works at Acme Corp.",  # someone else's job
+        "I think Bob works at Acme Corp.",  # "I" is not the one working
+        "I was working out at Acme Corp's gym.",  # not work
+        "I bought a phone from Acme Corp.",  # no work word
+    ],
+)
+def test_other_sentences_add_no_employer(text: str) -> None:
+    facts, why = repaired(text, [ALICE, ACME], [])
+    assert facts == [] and why == []
+
+
+def test_no_employer_is_added_when_the_model_gave_one_or_for_a_document_stream() -> None:
+    given = [fact("Alice", "employer", "Acme Corp", "I work at Acme Corp")]
+    assert repaired("I work at Acme Corp.", [ALICE, ACME], given)[0] == [
+        ("Alice", "employer", "Acme Corp")
+    ]
+    assert repaired("I work at Acme Corp.", [ACME], [], speaker=None)[0] == []
