@@ -274,6 +274,13 @@ class Checkpoint:
             (run_id, source, started_at, _now() if finished else None, json.dumps(stats)),
         )
 
+    def runs(self) -> list[dict[str, Any]]:
+        """The saved stats of every run on this file, oldest first (a killed run's as of
+        its last finished turn)."""
+        # Within one second, rowid: a save replaces the row, so the run saved last is last.
+        sql = "SELECT stats_json FROM construction_runs ORDER BY started_at, rowid"
+        return [json.loads(row[0]) for row in self.conn.execute(sql)]
+
 
 def _decision_row(d: DecisionRecord, now: str) -> tuple[Any, ...]:
     return (

@@ -85,6 +85,30 @@ class RunStats(BaseModel):
     def calls_per_turn(self) -> float:
         return self.llm_calls / self.processed if self.processed else 0.0
 
+    @classmethod
+    def combined(cls, runs: Sequence[RunStats]) -> RunStats:
+        """One figure for several runs over the same store (a resumed ingest): counts, calls,
+        tokens and seconds add up; ``turns_total`` is the last run's."""
+        if not runs:
+            raise ValueError("RunStats.combined needs at least one run")
+        total = runs[-1].model_copy(update={"run_id": "+".join(r.run_id for r in runs)})
+        summed = (
+            *("turns_done", "turns_failed", "turns_replayed", "facts", "facts_dropped"),
+            *("entities_new", "llm_calls", "tokens", "wall_seconds", "store_seconds"),
+            "llm_seconds",
+        )
+        for name in summed:
+            setattr(total, name, sum(getattr(r, name) for r in runs))
+        total.turns_skipped = runs[0].turns_skipped
+        total.started_at = runs[0].started_at
+        total.llm = {}
+        for run in runs:
+            for stage, usage in run.llm.items():
+                into = total.llm.setdefault(stage, {})
+                for key, value in usage.items():
+                    into[key] = into.get(key, 0) + value
+        return total
+
 
 def _now() -> str:
     return datetime.now(UTC).replace(tzinfo=None).isoformat(timespec="seconds")
@@ -222,6 +246,10 @@ class ConstructionPipeline:
             1 for d in resolver.decisions if d.decision == "propose_new" and d.kind == "entity"
         )
         self._close_stats(stats, started)
+        # Saved every turn, so a killed run still leaves its accounting behind.
+        self.checkpoint.save_run(
+            stats.run_id, stats.source, stats.started_at, stats.model_dump(), False
+        )
         if self.on_turn is not None:
             error = result.error if result is not None else None
             status = "failed" if failed else "done"

@@ -196,7 +196,10 @@ def main(argv: list[str] | None = None) -> int:
     pipeline = ConstructionPipeline(
         store, checkpoint, lm, config, on_turn=_progress, embedder=embedder
     )
-    stats = pipeline.ingest(turns, str(args.data))
+    pipeline.ingest(turns, str(args.data))
+    # Every run on this file, so a benchmark resumed after a kill counts all its turns.
+    runs = [RunStats.model_validate(r) for r in checkpoint.runs()]
+    stats = RunStats.combined(runs)
     facts = _facts(store)
     result = {
         "subset": {
@@ -206,6 +209,7 @@ def main(argv: list[str] | None = None) -> int:
         },
         "model": model,
         "dense_candidates": not args.no_dense,
+        "runs": len(runs),
         "run": stats.model_dump(),
         "llm": llm_breakdown(stats),
         "coverage": coverage(sample, facts, sessions, args.threshold),

@@ -11,7 +11,12 @@ import pytest
 from apexmem_neo.construction.calls import CompactJSONAdapter
 from apexmem_neo.construction.checkpoint import Checkpoint
 from apexmem_neo.construction.loaders import TurnInput
-from apexmem_neo.construction.pipeline import ConstructionPipeline, PipelineConfig
+from apexmem_neo.construction.pipeline import (
+    ConstructionPipeline,
+    PipelineConfig,
+    RunStats,
+    TurnReport,
+)
 from apexmem_neo.ontology import EntityType, GraphBatch
 from apexmem_neo.ontology.ids import entity_id
 from apexmem_neo.store import StoreError
@@ -401,3 +406,29 @@ def test_job_changes_make_one_employer_timeline_beside_the_occupation(
     assert stats.llm_calls == 2
     repairs = [d for d in checkpoint.decisions() if d.kind == "property" and "." in d.mention]
     assert [d.mention for d in repairs] == ["Alice.employer", "Alice.occupation"]
+
+
+def test_every_turn_saves_the_run_and_resumed_runs_combine(
+    store: SQLiteGraphStore, checkpoint: Checkpoint
+) -> None:
+    seen: list[int] = []
+
+    def saved_so_far(report: TurnReport, stats: RunStats) -> None:
+        seen.append(checkpoint.runs()[-1]["turns_done"])
+
+    answers = {key(T1): restaurant("Italian Garden"), key(T2): restaurant("Sakura Sushi")}
+    lm = dspy.utils.DummyLM(answers, adapter=ADAPTER)
+    first = ConstructionPipeline(store, checkpoint, lm, PipelineConfig(), ADAPTER)
+    first.on_turn = saved_so_far
+    first.ingest(alice_turns()[:1])
+    assert seen == [1]  # saved before the turn was reported: a kill here keeps it
+    second = ConstructionPipeline(store, checkpoint, lm, PipelineConfig(), ADAPTER)
+    second.ingest(alice_turns())
+    runs = [RunStats.model_validate(r) for r in checkpoint.runs()]
+    combined = RunStats.combined(runs)
+    assert [r.turns_done for r in runs] == [1, 1]
+    assert (combined.turns_done, combined.llm_calls, combined.turns_skipped) == (2, 2, 0)
+    assert combined.llm["extract"]["calls"] == 2
+    assert combined.wall_seconds == pytest.approx(sum(r.wall_seconds for r in runs))
+    with pytest.raises(ValueError, match="at least one run"):
+        RunStats.combined([])
