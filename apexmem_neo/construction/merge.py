@@ -57,6 +57,14 @@ SPEAKER_WORDS: Final = frozenset({"i", "me", "my", "myself", "mine", "we", "us",
 LISTENER_WORDS: Final = frozenset({"you", "your", "yourself", "yours", "listener"})
 WORLD: Final = "World"
 EVIDENCE_MIN_SCORE: Final = 80.0
+SPEECH_ACTS: Final = frozenset(
+    {"greeting", "greetings", "thank_you", "thanks", "gratitude", "goodbye", "farewell",
+     "acknowledgement", "acknowledgment", "reply", "response"}
+)  # fmt: skip
+"""Properties naming the act of speaking, not the subject: on LOCOMO the local model stored
+"Hey Gina!" as ``greeting`` and "Thanks!" as ``thank_you``, noise that crowds search."""
+NO_VALUE: Final = frozenset({"", "none", "null", "n/a", "unknown"})
+"""Values that say there is no value (the model wrote ``job_loss = "None"``)."""
 _FIRST_PERSON: Final = re.compile(
     r"\b(" + "|".join(sorted(SPEAKER_WORDS - {"speaker"})) + r")\b", re.IGNORECASE
 )
@@ -416,6 +424,10 @@ class TurnMerge:
         self, batch: GraphBatch, fact: ExtractedFact, event: Event, when: GroundedTime
     ) -> None:
         turn = batch.turns[0]
+        noise = _noise(fact)
+        if noise is not None:
+            self._drop(fact, noise)
+            return
         types = {
             normalize_text(p.name): p.entity_type for p in _participants_of(batch, self.resolver)
         }
@@ -489,6 +501,15 @@ class TurnMerge:
             confidence=0.0,
             rationale=why,
         )
+
+
+def _noise(fact: ExtractedFact) -> str | None:
+    """Why a fact holds nothing to remember (a speech act or an empty value), or None."""
+    if canonical_property_name(to_snake_case(fact.property)) in SPEECH_ACTS:
+        return f"{fact.property!r} is a speech act, not a property of {fact.subject!r}"
+    if isinstance(fact.value, str) and normalize_text(fact.value) in NO_VALUE:
+        return f"the value {fact.value!r} says there is no value"
+    return None
 
 
 def _new_property_dtype(name: str, fact: ExtractedFact) -> DType:

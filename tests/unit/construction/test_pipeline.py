@@ -432,3 +432,28 @@ def test_every_turn_saves_the_run_and_resumed_runs_combine(
     assert combined.wall_seconds == pytest.approx(sum(r.wall_seconds for r in runs))
     with pytest.raises(ValueError, match="at least one run"):
         RunStats.combined([])
+
+
+def test_speech_acts_and_empty_values_are_dropped_with_a_reason(
+    store: SQLiteGraphStore, checkpoint: Checkpoint
+) -> None:
+    """What the local model stored on LOCOMO: greeting = "Hey Gina!", job_loss = "None"."""
+    text = "Hey Gina! Thanks! I lost my job as a banker."
+    answer = event(
+        [("Jon", "Person", "Speaker")],
+        [
+            fact("Jon", "greeting", "Hey Gina!", "Hey Gina!"),
+            fact("Jon", "Thank You", "Thanks!", "Thanks!"),
+            fact("Jon", "job_loss", "None", "I lost my job"),
+            fact("Jon", "job_loss", "banker", "I lost my job as a banker"),
+        ],
+    )
+    pipe, _ = pipeline(store, checkpoint, {key(text): answer})
+    stats = pipe.ingest([turn(text, JAN, speaker="Jon")])
+    jon = entity_id(EntityType.PERSON.value, "Jon")
+    assert [f.value for f in store.history(jon, "job_loss")] == ["banker"]
+    assert store.history(jon, "greeting") == [] and store.history(jon, "thank_you") == []
+    dropped = [d for d in checkpoint.decisions() if d.kind == "dropped"]
+    assert [d.mention for d in dropped] == ["Jon.greeting", "Jon.Thank You", "Jon.job_loss"]
+    assert "speech act" in dropped[0].rationale and "no value" in dropped[2].rationale
+    assert stats.facts_dropped == 3
