@@ -4,7 +4,7 @@ Measures, for the turns ingested into a fresh SQLite store:
 * coverage of LOCOMO's per-session "observation" annotations by the extracted facts: an
   observation counts as covered when some fact of the same session, rendered as a sentence
   ("Caroline attended event LGBTQ support group"), has cosine similarity >= --threshold
-  with it (all-MiniLM-L6-v2 embeddings);
+  with it (embeddings of the default search embedder, named in the results);
 * entity duplicate rate: entities whose loose name (articles, possessives, case dropped)
   repeats another's, over all entities;
 * date accuracy against the session dates: a fact's t_from is accurate when it lies on or

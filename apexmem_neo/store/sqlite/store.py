@@ -82,13 +82,6 @@ ID_COLUMNS: Final[dict[str, tuple[str, str]]] = {
 IN_CHUNK: Final = 500
 PAGE_SIZE: Final = 65536
 """Page size of a new database file (SQLite's maximum)."""
-WAL_CHECKPOINT_PAGES: Final = 4096
-"""WAL pages (256 MiB at 64 KiB) before SQLite copies them back into the database file.
-
-SQLite's default, 1,000 pages, checkpoints every few batches of a bulk load, and the same
-index pages (random fact-id keys) are copied back again and again; a larger WAL copies
-each page once per checkpoint. ``checkpoint()`` empties the WAL on demand.
-"""
 
 
 class SQLiteGraphStore:
@@ -250,7 +243,6 @@ def _connect(path: str) -> sqlite3.Connection:
     conn.execute(f"PRAGMA page_size = {PAGE_SIZE}")
     conn.execute("PRAGMA journal_mode = WAL")
     conn.execute("PRAGMA synchronous = NORMAL")
-    conn.execute(f"PRAGMA wal_autocheckpoint = {WAL_CHECKPOINT_PAGES}")
     conn.execute("PRAGMA foreign_keys = ON")
     conn.execute("PRAGMA cache_size = -131072")  # 128 MiB page cache
     conn.execute("PRAGMA temp_store = MEMORY")
