@@ -20,6 +20,7 @@ from rapidfuzz import fuzz, process
 
 from apexmem_neo.ontology import DType, Entity, EntityType, Property
 from apexmem_neo.ontology.ids import normalize_text
+from apexmem_neo.ontology.lexicon import canonical_property_name
 
 Via = Literal["exact", "alias", "loose", "prefix", "fuzzy", "dense"]
 CandidateKind = Literal["entity", "property"]
@@ -69,6 +70,12 @@ def to_snake_case(name: str) -> str:
     if not text:
         return "statement"
     return text if text[0].isalpha() else f"p_{text}"
+
+
+def stored_property_name(proposed: str) -> str:
+    """The name memory stores for a proposed property: snake_case, then the lexicon's
+    canonical name (``"Moved To"`` -> ``lives_in``)."""
+    return canonical_property_name(to_snake_case(proposed))
 
 
 @dataclass

@@ -22,11 +22,10 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Final
 
-from apexmem_neo.construction.candidates import to_snake_case
+from apexmem_neo.construction.candidates import stored_property_name
 from apexmem_neo.llm.extract_event import ExtractedEvent, ExtractedFact
 from apexmem_neo.ontology import DType, EntityType
 from apexmem_neo.ontology.ids import normalize_text
-from apexmem_neo.ontology.lexicon import canonical_property_name
 
 ORGANISATION_TYPES: Final = frozenset({EntityType.ORGANIZATION, EntityType.CORPORATION})
 OCCUPATION, EMPLOYER = "occupation", "employer"
@@ -58,8 +57,8 @@ class JobRepair:
 
 
 def property_name(fact: ExtractedFact) -> str:
-    """The canonical name memory would store for the fact's proposed property."""
-    return canonical_property_name(to_snake_case(fact.property))
+    """The name memory would store for the fact's proposed property."""
+    return stored_property_name(fact.property)
 
 
 def organisation_test(

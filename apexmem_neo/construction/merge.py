@@ -28,6 +28,7 @@ from apexmem_neo.construction.candidates import (
     infer_dtype,
     settle_entity,
     settle_property,
+    stored_property_name,
     to_snake_case,
 )
 from apexmem_neo.construction.checkpoint import DecisionRecord
@@ -505,7 +506,7 @@ class TurnMerge:
 
 def _noise(fact: ExtractedFact) -> str | None:
     """Why a fact holds nothing to remember (a speech act or an empty value), or None."""
-    if canonical_property_name(to_snake_case(fact.property)) in SPEECH_ACTS:
+    if stored_property_name(fact.property) in SPEECH_ACTS:
         return f"{fact.property!r} is a speech act, not a property of {fact.subject!r}"
     if isinstance(fact.value, str) and normalize_text(fact.value) in NO_VALUE:
         return f"the value {fact.value!r} says there is no value"
