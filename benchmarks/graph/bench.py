@@ -40,9 +40,9 @@ RESULTS = Path(__file__).resolve().parents[1] / "results"
 QUERY_NAMES = ("current", "as_of", "history", "changes", "before", "facts_between", "known_as_of")
 
 
-def open_store(backend: str, workdir: Path, size: int) -> GraphStore:
+def open_store(backend: str, workdir: Path, size: int, attempt: int = 0) -> GraphStore:
     if backend == "sqlite":
-        return SQLiteGraphStore(workdir / f"graph_{size}.sqlite3")
+        return SQLiteGraphStore(workdir / f"graph_{size}_{attempt}.sqlite3")
     if backend == "neo4j":
         # Configuration at the edge (NEO4J_URI, NEO4J_AUTH); each size starts empty.
         module: Any = importlib.import_module("benchmarks.graph.neo4j_backend")
@@ -165,23 +165,54 @@ def query_plans(store: GraphStore, pick: dict[str, Any]) -> dict[str, dict[str, 
     return plans
 
 
+def load_attempts(size: int) -> int:
+    """Fresh loads per size: a 10k load takes ~0.2 s, where one scheduler hiccup moves the
+    rate by a third, so smaller sizes report the median of three; 1M once."""
+    return 1 if size >= 1_000_000 else 3
+
+
 def bench_size(
     backend: str, size: int, workdir: Path, n_samples: int, with_accuracy: bool, writers: int
 ) -> dict[str, Any]:
     spec = Spec(n_facts=size, batch_facts=min(10_000, max(1000, size // 10)))
-    store = open_store(backend, workdir, size)
-    store.init_schema()
-    try:
-        result: dict[str, Any] = {"size": size}
-        result["ingest"], facts = ingest(store, spec, with_accuracy, writers)
-        picks = samples(store, spec, n_samples, random.Random(size))
-        result["latency"] = latencies(store, picks)
-        result["plans"] = query_plans(store, picks[0])
-        if with_accuracy:
-            result["accuracy"] = accuracy.score(store, facts, random.Random(1))
-        return result
-    finally:
-        store.close()
+    loads: list[dict[str, Any]] = []
+    for attempt in range(load_attempts(size)):
+        store = open_store(backend, workdir, size, attempt)
+        store.init_schema()
+        last = attempt == load_attempts(size) - 1
+        try:
+            stats, facts = ingest(store, spec, keep_facts=last and with_accuracy, writers=writers)
+            loads.append(stats)
+            if last:
+                return {
+                    "size": size,
+                    "ingest": median_load(loads),
+                    **queries(store, spec, facts, n_samples),
+                }
+        finally:
+            store.close()
+    raise AssertionError("unreachable: the last attempt returns")
+
+
+def median_load(loads: list[dict[str, Any]]) -> dict[str, Any]:
+    """The load with the median write rate, plus every load's rate."""
+    ranked = sorted(loads, key=lambda load: load["ingest_facts_per_s"])
+    return {
+        **ranked[len(ranked) // 2],
+        "loads_facts_per_s": [x["ingest_facts_per_s"] for x in loads],
+    }
+
+
+def queries(store: GraphStore, spec: Spec, facts: list[Fact], n_samples: int) -> dict[str, Any]:
+    """Latency, plans and (when ``facts`` are kept) accuracy on the loaded store."""
+    picks = samples(store, spec, n_samples, random.Random(spec.n_facts))
+    result: dict[str, Any] = {
+        "latency": latencies(store, picks),
+        "plans": query_plans(store, picks[0]),
+    }
+    if facts:
+        result["accuracy"] = accuracy.score(store, facts, random.Random(1))
+    return result
 
 
 def render(console: Console, backend: str, results: list[dict[str, Any]]) -> None:

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import threading
 import time
+from collections.abc import Sequence
 from pathlib import Path
 from typing import ClassVar
 
@@ -62,6 +63,53 @@ def test_a_failing_batch_keeps_the_ones_before_and_names_its_index(tmp_path: Pat
     assert caught.value.index == 2
     assert isinstance(caught.value.__cause__, DanglingReferenceError)
     assert [r.value for r in store.history(ALICE.entity_id, "home_city")] == ["Rome", "Oslo"]
+
+
+class GroupRecordingSQLiteStore(SQLiteGraphStore):
+    """The real SQLite store; records how many batches each transaction carried."""
+
+    def __init__(self, path: Path) -> None:
+        super().__init__(path)
+        self.transactions: list[int] = []
+
+    def write_many(self, batches: Sequence[GraphBatch]) -> None:
+        super().write_many(batches)
+        self.transactions.append(len(batches))
+
+
+def test_one_writer_commits_consecutive_batches_together_up_to_group_facts(
+    tmp_path: Path,
+) -> None:
+    store = GroupRecordingSQLiteStore(tmp_path / "group.sqlite3")
+    store.init_schema()
+    batches = list(generate(Spec(n_facts=1500, n_entities=20, batch_facts=300)))
+    assert len(batches) == 5
+    report = write_batches(store, batches, group_facts=1000)
+    assert store.transactions == [4, 1], "300 x 4 facts reach the 1,000 of a group"
+    assert report.facts == 1500 and store.counts().facts == 1500
+    store.transactions.clear()
+    write_batches(store, batches, group_facts=0)  # grouping off: write() per batch
+    assert store.transactions == [1] * 5 and store.counts().facts == 1500
+
+
+def test_a_failing_group_rolls_back_whole_then_keeps_the_batches_before(
+    tmp_path: Path,
+) -> None:
+    store = sqlite_store(tmp_path)
+    good = GraphBatch(entities=[ALICE], facts=[fact("Rome", "2020-01-01")])
+    dangling = GraphBatch(facts=[fact("Lima", "2022-01-01", entity=BOB)])
+    with pytest.raises(DanglingReferenceError, match="entity_id"):
+        store.write_many([good, dangling])
+    assert store.counts().facts == 0 and store.counts().entities == 0, "all or none"
+    with pytest.raises(BulkWriteError, match="batch 1") as caught:
+        write_batches(store, [good, dangling, alice_batch("Oslo", "2021-01-01")])
+    assert isinstance(caught.value.__cause__, DanglingReferenceError)
+    assert [r.value for r in store.history(ALICE.entity_id, "home_city")] == ["Rome"]
+
+
+def test_group_facts_must_not_be_negative(tmp_path: Path) -> None:
+    with pytest.raises(ValueError, match="group_facts must not be negative"):
+        write_batches(sqlite_store(tmp_path), [], group_facts=-1)
 
 
 def test_writers_must_be_positive_and_sqlite_takes_one(tmp_path: Path) -> None:
