@@ -14,7 +14,7 @@ import os
 import re
 import shutil
 import subprocess
-from collections.abc import Iterator
+from collections.abc import Iterator, Mapping
 from contextlib import contextmanager
 from pathlib import Path
 
@@ -32,7 +32,6 @@ _ANSI = re.compile(r"\x1b\[[0-9;]*m")
 
 JVM_OPTIONS: tuple[str, ...] = (
     "-Xms256m",
-    "-Xmx1g",
     "-XX:+UseG1GC",
     "-XX:+ExitOnOutOfMemoryError",
     "-XX:-OmitStackTraceInFastThrow",
@@ -44,6 +43,27 @@ JVM_OPTIONS: tuple[str, ...] = (
     "-Dio.netty.tryReflectionSetAccessible=true",
     "-Dlog4j2.disable.jmx=true",
 )
+
+
+MEMORY_ENV: dict[str, tuple[str, int]] = {
+    # env variable: (what it sizes, default MiB)
+    "APEXMEM_NEO4J_HEAP_MB": ("the JVM heap", 1024),
+    "APEXMEM_NEO4J_PAGECACHE_MB": ("Neo4j's page cache", 512),
+}
+
+
+def memory_options(env: Mapping[str, str]) -> list[str]:
+    """The heap and page-cache options, from ``MEMORY_ENV`` (MiB, positive integers)."""
+    sizes = {}
+    for variable, (what, default) in MEMORY_ENV.items():
+        raw = env.get(variable, "").strip()
+        if raw and not (raw.isdigit() and int(raw) > 0):
+            raise ServiceError("neo4j", f"{variable}={raw!r}: {what} is a positive whole MiB")
+        sizes[variable] = int(raw) if raw else default
+    return [
+        f"-Xmx{sizes['APEXMEM_NEO4J_HEAP_MB']}m",
+        f"-Dapexmem.pagecache.mb={sizes['APEXMEM_NEO4J_PAGECACHE_MB']}",
+    ]
 
 
 def source_digest(source_dir: Path) -> str:
@@ -127,6 +147,7 @@ class Neo4jService(LocalService):
         argv = [
             self._tool("java"),
             *JVM_OPTIONS,
+            *memory_options(os.environ),
             f"-Dapexmem.service={MARKER}",
             "-jar",
             str(self.build_dir() / JAR_NAME),

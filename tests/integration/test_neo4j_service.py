@@ -102,9 +102,16 @@ def free_port() -> int:
         return int(s.getsockname()[1])
 
 
+PAGECACHE_SETTING = (
+    "SHOW SETTINGS YIELD name, value WHERE name = 'server.memory.pagecache.size' RETURN value"
+)
+
+
 @pytest.mark.skipif(shutil.which("java") is None, reason="the local launcher needs java")
-def test_launcher_starts_answers_and_stops(tmp_path: Path) -> None:
-    """A second, private server on a free port: up, healthy, marked PID file, down."""
+def test_launcher_starts_answers_and_stops(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A second, private server on a free port: up, healthy, marked PID file, down; its page
+    cache is the size APEXMEM_NEO4J_PAGECACHE_MB asks for."""
+    monkeypatch.setenv("APEXMEM_NEO4J_PAGECACHE_MB", "96")
     # borrow the shared build and Maven cache; data, logs, PID file and cache dir stay private,
     # so nothing here can prune a build that the shared server runs from
     shared = Neo4jService(Settings().apexmem_home, "127.0.0.1", 7687)
@@ -122,6 +129,7 @@ def test_launcher_starts_answers_and_stops(tmp_path: Path) -> None:
         assert service.pid_file.live_pid() == result.pid
         assert service.version().startswith("5.26.")
         assert (home / "data" / "neo4j" / "data" / "databases").is_dir()
+        assert service._query_one(PAGECACHE_SETTING) == "96.00MiB"
         again = service.up()
         assert not again.started
         assert again.pid == result.pid

@@ -18,10 +18,12 @@ import org.neo4j.logging.log4j.Log4jLogProvider;
  *
  * <p>Usage: {@code Neo4jLauncher <neo4j-home> [host] [port]}. The DBMS keeps its databases and
  * transaction logs under {@code <neo4j-home>/data}. SIGTERM shuts it down cleanly through a
- * shutdown hook; the process then exits.
+ * shutdown hook; the process then exits. The page cache is {@code -Dapexmem.pagecache.mb}
+ * mebibytes (default 512).
  */
 public final class Neo4jLauncher {
     static final String NAME = "apexmem-neo4j-launcher";
+    static final long DEFAULT_PAGECACHE_MB = 512;
 
     private Neo4jLauncher() {}
 
@@ -61,7 +63,9 @@ public final class Neo4jLauncher {
     static DatabaseManagementServiceBuilder builder(Path home, String host, int port) {
         return new DatabaseManagementServiceBuilder(home)
                 .setConfig(GraphDatabaseSettings.auth_enabled, false)
-                .setConfig(GraphDatabaseSettings.pagecache_memory, ByteUnit.mebiBytes(512))
+                .setConfig(
+                        GraphDatabaseSettings.pagecache_memory,
+                        ByteUnit.mebiBytes(Long.getLong("apexmem.pagecache.mb", DEFAULT_PAGECACHE_MB)))
                 .setConfig(GraphDatabaseSettings.keep_logical_logs, "2 files")
                 .setConfig(GraphDatabaseSettings.logical_log_rotation_threshold, ByteUnit.mebiBytes(32))
                 .setConfig(GraphDatabaseSettings.udc_enabled, false)
