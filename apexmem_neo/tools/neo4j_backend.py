@@ -5,10 +5,18 @@ summary must report query type "r" (read-only), and a session in READ access mod
 as ``neo4j.Query(text, timeout=...)`` and at most ``max_rows + 1`` records are pulled (the
 rest are discarded when the session closes). SQL is checked by the SQL guard, translated by
 ``sql_to_cypher`` and then takes the same path; the result carries the Cypher that ran.
+
+The EXPLAIN also asks the server which labels, relationship types and property keys of the
+query the database has never seen; each becomes a note under the result naming what the
+graph does have (the local model wrote ``e.favourite_food`` and ``-[:WORKED_AT]->``, got
+NULL or no row, and answered "NULL"). The driver's own log line for those warnings is
+dropped: the agent gets them in the result instead.
 """
 
 from __future__ import annotations
 
+import logging
+import re
 from collections.abc import Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from typing import Any, Final
@@ -48,6 +56,27 @@ SHOW_INDEXES: Final = (
     "ORDER BY name"
 )
 REL_COUNT: Final = "MATCH ()-[r:{rel}]->() RETURN count(r) AS n"
+QUERY_MARK: Final = "\n/* apexmem GraphQuery */"
+"""Ends every query GraphQuery sends, so the driver's log filter knows its warnings (at the
+end, so the server's error positions still point into the agent's own text)."""
+UNKNOWN_NAME: Final = re.compile(r"The (label|relationship type|property) `([^`]+)` does not exist")
+"""The GQL status descriptions of 01N50 / 01N51 / 01N52 (unknown label, type, property)."""
+UNKNOWN_NAME_STATUSES: Final = frozenset({"01N50", "01N51", "01N52"})
+SILENCED_CLASSIFICATIONS: Final = (
+    "HINT", "UNSUPPORTED", "PERFORMANCE", "DEPRECATION", "SECURITY", "TOPOLOGY", "SCHEMA",
+    "GENERIC",
+)  # fmt: skip
+"""Every notification class but UNRECOGNIZED (unknown names) stays off."""
+
+
+class _DropGraphQueryChecks(logging.Filter):
+    """Drop the driver's log line for warnings GraphQuery hands to the agent as notes."""
+
+    def filter(self, record: logging.LogRecord) -> bool:
+        return QUERY_MARK.strip() not in record.getMessage()
+
+
+logging.getLogger("neo4j.notifications").addFilter(_DropGraphQueryChecks())
 
 
 class Neo4jQueryBackend:
@@ -71,22 +100,25 @@ class Neo4jQueryBackend:
         translated = None
         if language == "sql":
             translated = sql_to_cypher(query).cypher
-        cypher = check_cypher(translated or query)
+        cypher = check_cypher(translated or query) + QUERY_MARK
         with self._session() as session, _neo4j_errors(limits):
-            self._require_read_only(session, cypher, params, limits.timeout_s)
+            notes = self._require_read_only(session, cypher, params, limits.timeout_s)
             result = session.run(Query(cypher, timeout=limits.timeout_s), dict(params))
             columns = tuple(result.keys())
             rows: list[tuple[Any, ...]] = []
+            truncated = False
             for record in result:
                 if len(rows) == limits.max_rows:
-                    return QueryResult(columns, tuple(rows), True, translated, _lang(translated))
+                    truncated = True
+                    break
                 rows.append(tuple(plain(v) for v in record.values()))
-        return QueryResult(columns, tuple(rows), False, translated, _lang(translated))
+        return QueryResult(columns, tuple(rows), truncated, translated, _lang(translated), notes)
 
     def _require_read_only(
         self, session: Session, cypher: str, params: Mapping[str, Any], timeout_s: float = 10.0
-    ) -> None:
-        """The second lock: EXPLAIN (plans, never runs) must report query type "r"."""
+    ) -> tuple[str, ...]:
+        """The second lock: EXPLAIN (plans, never runs) must report query type "r".
+        Returns notes on the names the database does not have."""
         explain = Query("EXPLAIN " + cypher, timeout=timeout_s)
         summary = session.run(explain, dict(params)).consume()
         if summary.query_type != READ_ONLY_TYPE:
@@ -95,13 +127,20 @@ class Neo4jQueryBackend:
                 f"the query plan is not read-only (query type {summary.query_type!r}); "
                 "GraphQuery runs only reading queries.",
             )
+        descriptions = [
+            status.status_description
+            for status in summary.gql_status_objects
+            if status.gql_status in UNKNOWN_NAME_STATUSES
+        ]
+        return unknown_name_notes(descriptions)
 
     def _session(self) -> Session:
         """A READ-mode session (the third lock); the caller closes it (``with``)."""
         return self.driver.session(
             database=self.database,
             default_access_mode=neo4j.READ_ACCESS,
-            notifications_min_severity="OFF",
+            notifications_min_severity="WARNING",
+            notifications_disabled_classifications=SILENCED_CLASSIFICATIONS,
         )
 
     # ---- schema ----
@@ -129,6 +168,31 @@ class Neo4jQueryBackend:
 
     def examples(self) -> Sequence[Example]:
         return examples.CYPHER_EXAMPLES
+
+
+def unknown_name_notes(descriptions: Sequence[str]) -> tuple[str, ...]:
+    """One note per unknown label / relationship type / property key the server named."""
+    labels = ", ".join(graph_mapping.TABLE_LABELS.values())
+    types = ", ".join(sorted({rel for _, rel, _, _ in graph_mapping.GRAPH_RELATIONSHIPS}))
+    notes: list[str] = []
+    for description in descriptions:
+        found = UNKNOWN_NAME.search(description)
+        if found is None:
+            continue
+        kind, name = found.groups()
+        if kind == "label":
+            note = f"no node has the label `{name}`; the labels are {labels}."
+        elif kind == "relationship type":
+            note = f"no relationship has the type `{name}`; the types are {types}."
+        else:
+            note = (
+                f"no node or relationship has a property `{name}`. An entity's attributes "
+                "are Fact nodes: MATCH (f:Fact {entity_id: ..., property: "
+                f"'{name}'}}) RETURN f.value_json, f.t_from ORDER BY f.t_from DESC"
+            )
+        if note not in notes:
+            notes.append(note)
+    return tuple(notes)
 
 
 NOTES: Final = (

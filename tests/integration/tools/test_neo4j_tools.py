@@ -66,6 +66,29 @@ def test_nodes_relationships_and_times_render_as_values(neo4j_backend: Neo4jQuer
     assert "| 2021-07-01 |" in out
 
 
+def test_names_the_graph_lacks_come_back_as_notes(
+    neo4j_backend: Neo4jQueryBackend, caplog: pytest.LogCaptureFixture
+) -> None:
+    """The local model's real mistakes: an attribute read as a node property, an invented
+    relationship type and label. The server's warnings become notes, not driver log lines."""
+    out = run_graph_query(
+        neo4j_backend,
+        "MATCH (e:Entity {entity_id: $e}) OPTIONAL MATCH (e)-[:TQX_WORKED_AT]->(c:TqxCompany) "
+        "RETURN e.tqx_favourite_food AS food, c.name AS company",
+        params={"e": ALICE},
+    )
+    assert out.splitlines()[:4] == ["**1 row.**", "", "| food | company |", "|---|---|"]
+    assert "no node or relationship has a property `tqx_favourite_food`" in out
+    assert "MATCH (f:Fact {entity_id: ..., property: 'tqx_favourite_food'})" in out
+    assert "no relationship has the type `TQX_WORKED_AT`; the types are ABOUT" in out
+    assert "no node has the label `TqxCompany`; the labels are Session, Turn, Entity" in out
+    assert not [r for r in caplog.records if r.name == "neo4j.notifications"]
+    clean = run_graph_query(
+        neo4j_backend, "MATCH (e:Entity {entity_id: $e}) RETURN e.name AS name", params={"e": ALICE}
+    )
+    assert "Note:" not in clean
+
+
 def test_allowed_procedure_runs(neo4j_backend: Neo4jQueryBackend) -> None:
     out = run_graph_query(neo4j_backend, "CALL db.labels() YIELD label RETURN label ORDER BY label")
     assert "| Fact |" in out
