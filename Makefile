@@ -61,7 +61,7 @@ bench-smoke: install
 bench: install
 	for conv in $(LOCOMO_CONVS); do $(BENCH).locomo.run --conversation $$conv --tag $$conv || exit 1; done
 	$(BENCH).temporal.run --conversations 10
-	$(BENCH).query_languages.run --out benchmarks/results/query_languages.json
+	$(BENCH).query_languages.run --private-neo4j --out benchmarks/results/query_languages.json
 	$(BIN)/python -m benchmarks.report
 
 ## REPORT.md from whatever results are present

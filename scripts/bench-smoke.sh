@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Small versions of every issue-7 benchmark, offline, then REPORT.md.
 # Starts the services the benchmarks need (the local LLM unless APEXMEM_LM names another model,
-# and Neo4j for the SQL-vs-Cypher arms), stops by PID those it started, and records the wall
+# and the shared Neo4j; the SQL-vs-Cypher step runs on a Neo4j of its own, --private-neo4j),
+# stops by PID those it started, and records the wall
 # time of each step in benchmarks/results/bench_smoke_timing.json so the 45-minute budget is
 # measured by the repo, not claimed.
 set -euo pipefail
@@ -35,7 +36,7 @@ t_begin=$(date +%s)
 # question and arm (8 questions x 4 arms would be ~2100 s), so that step now asks 3 questions.
 run_step locomo $BENCH.locomo.run --conversation conv-26 --sessions 1 --limit 6 --tag smoke
 run_step temporal $BENCH.temporal.run --conversations 1 --attributes 1 --tag smoke
-run_step query_languages $BENCH.query_languages.run --limit 3 \
+run_step query_languages $BENCH.query_languages.run --limit 3 --private-neo4j \
     --out benchmarks/results/query_languages_smoke.json
 total=$(( $(date +%s) - t_begin ))
 printf '%s\n' "${steps[@]}" | $BIN/python -c '

@@ -256,3 +256,22 @@ class Neo4jService(LocalService):
         with self.build_log_path.open("a") as log:
             log.write(f"apexmem: {cause}\n")
         return ServiceError(self.name, cause, self.build_log_path)
+
+
+def private_neo4j(
+    shared_home: Path, home: Path, port: int, host: str = "127.0.0.1"
+) -> Neo4jService:
+    """A second Neo4j whose data, logs and PID file live under ``home``, borrowing the build
+    and Maven cache of the one under ``shared_home`` (built there first if need be): no
+    second build, and nothing it does can prune the build the shared server runs from."""
+    shared = Neo4jService(shared_home, host, 7687)
+    shared.prepare()
+    (home / "cache" / "neo4j").mkdir(parents=True, exist_ok=True)
+    _link(home / "cache" / "maven-repo", shared.maven_repo)
+    _link(home / "cache" / "neo4j" / shared.build_dir().name, shared.build_dir())
+    return Neo4jService(home, host, port)
+
+
+def _link(link: Path, target: Path) -> None:
+    if not link.is_symlink() and not link.exists():
+        link.symlink_to(target, target_is_directory=True)

@@ -7,9 +7,12 @@ Resumable: every (arm, question) result is appended to a JSONL file (``--results
 the ``--out`` path with ``.jsonl``) and skipped on the next run. Questions are asked in file
 order (kinds interleaved), each by every arm before the next, so that the shared CPU's load
 falls on all arms alike. Neo4j: the gold graph (ids prefixed ``ql_``) is loaded into the
-server at NEO4J_URI, so point it at a server of its own (e.g. bolt://127.0.0.1:7798);
-``--delete-after`` removes the gold nodes again. The model comes from APEXMEM_LM /
-APEXMEM_LM_API_BASE (the local Qwen2.5-Coder-1.5B-Instruct Q4_K_M by default).
+server at NEO4J_URI, so point it at a server of its own, or pass ``--private-neo4j``: a
+Neo4j of the study's own (data under $APEXMEM_HOME/study-neo4j, Bolt on 127.0.0.1:7798,
+borrowing the shared build), started for the run and stopped after it. The runner refuses a
+server that holds entities other than the study's. ``--delete-after`` removes the gold nodes.
+The model comes from APEXMEM_LM / APEXMEM_LM_API_BASE (the local Qwen2.5-Coder-1.5B-Instruct
+Q4_K_M by default).
 """
 
 from __future__ import annotations
@@ -28,6 +31,7 @@ from rich.console import Console
 from rich.table import Table
 
 from apexmem_neo.llm import make_lm
+from apexmem_neo.services.neo4j_server import private_neo4j
 from apexmem_neo.settings import Settings
 from benchmarks.query_languages.arms import (
     AGENT_ARMS,
@@ -38,6 +42,7 @@ from benchmarks.query_languages.arms import (
     open_stores,
 )
 from benchmarks.query_languages.generate import QUESTIONS, load_gold, load_questions
+from benchmarks.query_languages.gold import PREFIX
 from benchmarks.query_languages.metrics import QuestionRecord, aggregate
 from benchmarks.query_languages.questions import Question
 from benchmarks.query_languages.text2cypher import Text2CypherArm
@@ -63,6 +68,16 @@ def parse_args(argv: Sequence[str] | None = None) -> argparse.Namespace:
     p.add_argument("--questions", type=Path, default=QUESTIONS)
     p.add_argument("--sqlite", type=Path, default=None, help="gold SQLite file to (re)build")
     p.add_argument("--delete-after", action="store_true", help="delete ql_ nodes from Neo4j")
+    p.add_argument(
+        "--private-neo4j",
+        action="store_true",
+        help=f"run the Neo4j arms on a Neo4j of the study's own (port {STUDY_NEO4J_PORT})",
+    )
+    p.add_argument(
+        "--allow-foreign-data",
+        action="store_true",
+        help="run although the Neo4j server holds entities that are not the study's",
+    )
     p.add_argument("--report-only", action="store_true", help="only aggregate the JSONL")
     args = p.parse_args(argv)
     args.arms = [a.strip() for a in args.arms.split(",") if a.strip()]
@@ -80,17 +95,48 @@ def load_done(path: Path) -> list[QuestionRecord]:
     return [QuestionRecord.model_validate_json(line) for line in lines if line.strip()]
 
 
+STUDY_NEO4J_PORT: Final = 7798
+
+
 @contextmanager
-def neo4j_driver(uri: str, needed: bool) -> Iterator[Driver | None]:
+def study_neo4j(settings: Settings) -> Iterator[str]:
+    """The study's own Neo4j (started unless already up; stopped at the end if started here)."""
+    home = settings.apexmem_home / "study-neo4j"
+    service = private_neo4j(settings.apexmem_home, home, STUDY_NEO4J_PORT)
+    console.print(f"starting the study's Neo4j at {service.uri} (data under {home})")
+    started = service.up().started
+    try:
+        yield service.uri
+    finally:
+        if started:
+            service.down()
+
+
+FOREIGN_ENTITIES: Final = (
+    "MATCH (e:Entity) WHERE NOT e.entity_id STARTS WITH $prefix RETURN count(e) AS n"
+)
+
+
+@contextmanager
+def neo4j_driver(uri: str, needed: bool, allow_foreign: bool = False) -> Iterator[Driver | None]:
     if not needed:
         yield None
         return
     driver = GraphDatabase.driver(uri, auth=None)
     try:
         driver.verify_connectivity()
+        records, _, _ = driver.execute_query(FOREIGN_ENTITIES, prefix=PREFIX)
     except Exception as exc:
         driver.close()
         raise SystemExit(f"error: Neo4j at {uri} is unavailable: {exc}") from exc
+    foreign = int(records[0]["n"])
+    if foreign and not allow_foreign:
+        driver.close()
+        raise SystemExit(
+            f"error: Neo4j at {uri} holds {foreign:,} entities that are not the study's; the "
+            "Neo4j arms would read them (counts, scans) and time their queries against them. "
+            "Point NEO4J_URI at an empty server, or pass --allow-foreign-data."
+        )
     try:
         yield driver
     finally:
@@ -109,7 +155,10 @@ def run_arms(args: argparse.Namespace, settings: Settings, questions: list[Quest
                  timeout=600)  # fmt: skip
     args.results.parent.mkdir(parents=True, exist_ok=True)
     with ExitStack() as stack:
-        driver = stack.enter_context(neo4j_driver(settings.neo4j_uri, needs_neo4j))
+        uri = settings.neo4j_uri
+        if args.private_neo4j and needs_neo4j:
+            uri = stack.enter_context(study_neo4j(settings))
+        driver = stack.enter_context(neo4j_driver(uri, needs_neo4j, args.allow_foreign_data))
         stores = stack.enter_context(
             open_stores(load_gold(), sqlite_path if "sqlite-sql" in args.arms else None, driver)
         )

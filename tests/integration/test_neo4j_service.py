@@ -18,7 +18,7 @@ import pytest
 from neo4j import Driver
 
 from apexmem_neo.services.base import ServiceState
-from apexmem_neo.services.neo4j_server import Neo4jService
+from apexmem_neo.services.neo4j_server import private_neo4j
 from apexmem_neo.settings import Settings
 
 pytestmark = [pytest.mark.integration, pytest.mark.neo4j]
@@ -114,14 +114,8 @@ def test_launcher_starts_answers_and_stops(tmp_path: Path, monkeypatch: pytest.M
     monkeypatch.setenv("APEXMEM_NEO4J_PAGECACHE_MB", "96")
     # borrow the shared build and Maven cache; data, logs, PID file and cache dir stay private,
     # so nothing here can prune a build that the shared server runs from
-    shared = Neo4jService(Settings().apexmem_home, "127.0.0.1", 7687)
-    shared.prepare()
     home = tmp_path / "home"
-    (home / "cache" / "neo4j").mkdir(parents=True)
-    (home / "cache" / "maven-repo").symlink_to(shared.maven_repo, target_is_directory=True)
-    build = home / "cache" / "neo4j" / shared.build_dir().name
-    build.symlink_to(shared.build_dir(), target_is_directory=True)
-    service = Neo4jService(home, "127.0.0.1", free_port())
+    service = private_neo4j(Settings().apexmem_home, home, free_port())
     result = service.up()
     try:
         assert result.started

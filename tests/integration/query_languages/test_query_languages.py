@@ -30,6 +30,7 @@ from benchmarks.query_languages.arms import (
 from benchmarks.query_languages.generate import load_gold, load_questions
 from benchmarks.query_languages.metrics import QuestionRecord, aggregate
 from benchmarks.query_languages.questions import answer_for
+from benchmarks.query_languages.run import neo4j_driver as neo4j_driver_for_study
 from benchmarks.query_languages.text2cypher import Text2CypherArm
 
 pytestmark = [pytest.mark.integration, pytest.mark.neo4j]
@@ -89,3 +90,19 @@ def test_two_questions_per_arm_through_the_local_model(
     t2c = [c for r in records["text2cypher"] for c in r.calls]
     assert len(t2c) == 2 and all(c.tool == "Text2Cypher" for c in t2c)
     assert all(c.args.get("query") or c.error_class for c in t2c)
+
+
+def test_the_runner_refuses_a_server_holding_other_entities(
+    neo4j_driver: Driver, neo4j_uri: str
+) -> None:
+    """The study's arms count and scan the graph: someone else's entities would enter their
+    answers and timings (a 1M-fact benchmark graph did, once), so the runner stops first."""
+    neo4j_driver.execute_query("MERGE (:Entity {entity_id: 'tqx_qlguard_foreign'})")
+    try:
+        refused = pytest.raises(SystemExit, match="entities that are not the study's")
+        with refused, neo4j_driver_for_study(neo4j_uri, True):
+            pass
+        with neo4j_driver_for_study(neo4j_uri, True, allow_foreign=True) as driver:
+            assert driver is not None
+    finally:
+        neo4j_driver.execute_query("MATCH (e:Entity {entity_id: 'tqx_qlguard_foreign'}) DELETE e")
