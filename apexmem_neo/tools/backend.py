@@ -56,9 +56,6 @@ class QueryResult:
     translated: str | None = None
     """The query that really ran, when it differs from the one given (SQL through the shim)."""
     translated_language: Language | None = None
-    notes: tuple[str, ...] = ()
-    """What the server said about names in the query that the graph does not have (a
-    misspelt label, a relationship type, a property key): why a query came back empty."""
 
 
 @dataclass(frozen=True)

@@ -55,8 +55,6 @@ def result(res: QueryResult, max_chars: int, max_rows: int) -> str:
         lines += ["", table(res.columns, res.rows, max_chars)]
     elif res.columns:
         lines.append(f"Columns: {', '.join(res.columns)}. No row matched.")
-    if res.notes:
-        lines += ["", *(f"Note: {note}" for note in res.notes)]
     return "\n".join(lines)
 
 

@@ -7,10 +7,11 @@ rest are discarded when the session closes). SQL is checked by the SQL guard, tr
 ``sql_to_cypher`` and then takes the same path; the result carries the Cypher that ran.
 
 The EXPLAIN also asks the server which labels, relationship types and property keys of the
-query the database has never seen; each becomes a note under the result naming what the
-graph does have (the local model wrote ``e.favourite_food`` and ``-[:WORKED_AT]->``, got
-NULL or no row, and answered "NULL"). The driver's own log line for those warnings is
-dropped: the agent gets them in the result instead.
+query the database has never seen (beyond the schema's own, which may simply have no node
+yet): such a query is refused as SQL refuses an unknown column, naming what the graph has and
+showing the Fact-node query that reads an attribute. Cypher would run it and return NULL or
+no row; the local model wrote ``e.favourite_food`` and ``-[:HAS_PROPERTY]->``, got NULL, and
+answered "NULL". The driver's own log line for those warnings is dropped.
 """
 
 from __future__ import annotations
@@ -102,7 +103,9 @@ class Neo4jQueryBackend:
             translated = sql_to_cypher(query).cypher
         cypher = check_cypher(translated or query) + QUERY_MARK
         with self._session() as session, _neo4j_errors(limits):
-            notes = self._require_read_only(session, cypher, params, limits.timeout_s)
+            unknown = self._require_read_only(session, cypher, params, limits.timeout_s)
+            if unknown:
+                raise unknown_names_error(unknown, translated or query)
             result = session.run(Query(cypher, timeout=limits.timeout_s), dict(params))
             columns = tuple(result.keys())
             rows: list[tuple[Any, ...]] = []
@@ -112,13 +115,13 @@ class Neo4jQueryBackend:
                     truncated = True
                     break
                 rows.append(tuple(plain(v) for v in record.values()))
-        return QueryResult(columns, tuple(rows), truncated, translated, _lang(translated), notes)
+        return QueryResult(columns, tuple(rows), truncated, translated, _lang(translated))
 
     def _require_read_only(
         self, session: Session, cypher: str, params: Mapping[str, Any], timeout_s: float = 10.0
-    ) -> tuple[str, ...]:
+    ) -> list[tuple[str, str]]:
         """The second lock: EXPLAIN (plans, never runs) must report query type "r".
-        Returns notes on the names the database does not have."""
+        Returns the query's names the database does not have, as ``unknown_names``."""
         explain = Query("EXPLAIN " + cypher, timeout=timeout_s)
         summary = session.run(explain, dict(params)).consume()
         if summary.query_type != READ_ONLY_TYPE:
@@ -132,7 +135,7 @@ class Neo4jQueryBackend:
             for status in summary.gql_status_objects
             if status.gql_status in UNKNOWN_NAME_STATUSES
         ]
-        return unknown_name_notes(descriptions)
+        return unknown_names(descriptions)
 
     def _session(self) -> Session:
         """A READ-mode session (the third lock); the caller closes it (``with``)."""
@@ -170,29 +173,54 @@ class Neo4jQueryBackend:
         return examples.CYPHER_EXAMPLES
 
 
-def unknown_name_notes(descriptions: Sequence[str]) -> tuple[str, ...]:
-    """One note per unknown label / relationship type / property key the server named."""
-    labels = ", ".join(graph_mapping.TABLE_LABELS.values())
-    types = ", ".join(sorted({rel for _, rel, _, _ in graph_mapping.GRAPH_RELATIONSHIPS}))
-    notes: list[str] = []
+LABELS: Final = tuple(graph_mapping.TABLE_LABELS.values())
+RELATIONSHIP_TYPES: Final = tuple(sorted({r for _, r, _, _ in graph_mapping.GRAPH_RELATIONSHIPS}))
+SCHEMA_NAMES: Final = frozenset(
+    [*LABELS, *RELATIONSHIP_TYPES]
+    + [c for t in graph_mapping.QUERYABLE_TABLES for c in graph_mapping.table_columns(t)]
+)
+"""Names of the schema itself: absent from a young graph (no Evidence yet, no fact with a
+t_to yet) without being mistakes."""
+ENTITY_BY_NAME: Final = re.compile(r"\{\s*name\s*:\s*'([^']*)'\s*\}")
+
+
+def unknown_names(descriptions: Sequence[str]) -> list[tuple[str, str]]:
+    """(kind, name) of each label / relationship type / property the server's statuses say
+    the database has never seen, leaving out the schema's own names."""
+    found: list[tuple[str, str]] = []
     for description in descriptions:
-        found = UNKNOWN_NAME.search(description)
-        if found is None:
+        match = UNKNOWN_NAME.search(description)
+        if match is None or match.group(2) in SCHEMA_NAMES:
             continue
-        kind, name = found.groups()
+        kind, name = match.group(1), match.group(2)
+        if (kind, name) not in found:
+            found.append((kind, name))
+    return found
+
+
+def unknown_names_error(names: Sequence[tuple[str, str]], query: str) -> ToolError:
+    """The refusal of a query naming what the graph lacks, with the Fact-node form to use."""
+    parts = []
+    for kind, name in names:
         if kind == "label":
-            note = f"no node has the label `{name}`; the labels are {labels}."
+            parts.append(f"no node has the label `{name}` (labels: {', '.join(LABELS)})")
         elif kind == "relationship type":
-            note = f"no relationship has the type `{name}`; the types are {types}."
+            types = ", ".join(RELATIONSHIP_TYPES)
+            parts.append(f"no relationship has the type `{name}` (types: {types})")
         else:
-            note = (
-                f"no node or relationship has a property `{name}`. An entity's attributes "
-                "are Fact nodes: MATCH (f:Fact {entity_id: ..., property: "
-                f"'{name}'}}) RETURN f.value_json, f.t_from ORDER BY f.t_from DESC"
-            )
-        if note not in notes:
-            notes.append(note)
-    return tuple(notes)
+            parts.append(f"no node has a property `{name}`")
+    properties = [name for kind, name in names if kind == "property"]
+    entity = ENTITY_BY_NAME.search(query)
+    suggestion = (
+        f"MATCH (e:Entity {{name: '{entity.group(1) if entity else 'Some Name'}'}})"
+        f"<-[:ABOUT]-(f:Fact {{property: '{properties[0] if properties else 'some_property'}'}})\n"
+        "RETURN f.value_json, f.t_from, f.t_to ORDER BY f.t_from DESC"
+    )
+    detail = (
+        "; ".join(parts) + ". An entity's attributes are Fact nodes, one per value over "
+        "time, with the attribute's name in f.property and its value in f.value_json."
+    )
+    return ToolError("Not in the graph", detail, suggestion)
 
 
 NOTES: Final = (

@@ -28,7 +28,7 @@ UNSUPPORTED: Final = (
 )  # fmt: skip
 UNKNOWN_NAME: Final = (
     "unknown table", "no such column", "no such table", "no such function", "unknown function",
-    "not defined",
+    "not defined", "not in the graph",
 )  # fmt: skip
 PARAMS: Final = ("bad param", "parameter", "did not supply a value", "binding")
 

@@ -15,6 +15,7 @@ from apexmem_neo.tools import (
 )
 from apexmem_neo.tools.backend import Example
 from apexmem_neo.tools.examples import CYPHER_EXAMPLES
+from apexmem_neo.tools.neo4j_backend import unknown_names
 from tests.integration.tools.test_sql_shim_neo4j import EXAMPLE_PARAMS
 from tests.unit.tools.graph_data import ALICE
 
@@ -66,27 +67,48 @@ def test_nodes_relationships_and_times_render_as_values(neo4j_backend: Neo4jQuer
     assert "| 2021-07-01 |" in out
 
 
-def test_names_the_graph_lacks_come_back_as_notes(
+def test_names_the_graph_lacks_are_refused_like_unknown_sql_columns(
     neo4j_backend: Neo4jQueryBackend, caplog: pytest.LogCaptureFixture
 ) -> None:
     """The local model's real mistakes: an attribute read as a node property, an invented
-    relationship type and label. The server's warnings become notes, not driver log lines."""
+    relationship type and label. Cypher would answer NULL; the tool refuses, names what the
+    graph has and shows the Fact-node query, and the driver logs nothing about it."""
     out = run_graph_query(
         neo4j_backend,
-        "MATCH (e:Entity {entity_id: $e}) OPTIONAL MATCH (e)-[:TQX_WORKED_AT]->(c:TqxCompany) "
+        "MATCH (e:Entity {name: 'Alice Tqx'}) OPTIONAL MATCH (e)-[:TQX_WORKED_AT]->(c:TqxCompany) "
         "RETURN e.tqx_favourite_food AS food, c.name AS company",
+    )
+    assert out.startswith("## Error: Not in the graph")
+    assert "no node has a property `tqx_favourite_food`" in out
+    assert "no relationship has the type `TQX_WORKED_AT` (types: ABOUT, ASSERTS" in out
+    assert "no node has the label `TqxCompany` (labels: Session, Turn, Entity" in out
+    assert (
+        "MATCH (e:Entity {name: 'Alice Tqx'})<-[:ABOUT]-(f:Fact {property: 'tqx_favourite_food'})"
+        in out
+    )
+    assert not [r for r in caplog.records if r.name == "neo4j.notifications"]
+    suggestion = out.split("```")[1].strip()
+    assert "| " in run_graph_query(
+        neo4j_backend, suggestion.replace("tqx_favourite_food", "tqx_city")
+    )
+
+
+def test_schema_names_a_young_graph_lacks_are_not_mistakes(
+    neo4j_backend: Neo4jQueryBackend,
+) -> None:
+    """A column no row has set yet (or a label with no node yet) is absent from Neo4j too."""
+    assert (
+        unknown_names(
+            ["warn: property key does not exist. The property `span_end` does not exist."]
+        )
+        == []
+    )
+    out = run_graph_query(
+        neo4j_backend,
+        "MATCH (e:Entity {entity_id: $e}) RETURN e.name AS name, e.description AS d",
         params={"e": ALICE},
     )
-    assert out.splitlines()[:4] == ["**1 row.**", "", "| food | company |", "|---|---|"]
-    assert "no node or relationship has a property `tqx_favourite_food`" in out
-    assert "MATCH (f:Fact {entity_id: ..., property: 'tqx_favourite_food'})" in out
-    assert "no relationship has the type `TQX_WORKED_AT`; the types are ABOUT" in out
-    assert "no node has the label `TqxCompany`; the labels are Session, Turn, Entity" in out
-    assert not [r for r in caplog.records if r.name == "neo4j.notifications"]
-    clean = run_graph_query(
-        neo4j_backend, "MATCH (e:Entity {entity_id: $e}) RETURN e.name AS name", params={"e": ALICE}
-    )
-    assert "Note:" not in clean
+    assert out.startswith("**1 row.**")
 
 
 def test_allowed_procedure_runs(neo4j_backend: Neo4jQueryBackend) -> None:
