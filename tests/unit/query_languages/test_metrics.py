@@ -68,6 +68,7 @@ def test_classify_tool_outputs() -> None:
     assert classify("**0 rows.**\nColumns: a. No row matched.") == "empty result"
     assert classify("## Error: SQL syntax error\n\nnear FROM") == "parse error"
     assert classify("## Error: SQLite error\n\nno such column: name2") == "unknown name"
+    assert classify("## Error: Not in the graph\n\nno node has a property `x`") == "unknown name"
     assert classify("## Error: Write refused\n\nonly reads") == "guard refusal"
     assert classify("## Error: Time limit\n\nstopped") == "timeout"
     assert classify("## Error: Unsupported SQL in the SQL-compat shim\n\nx") == (
