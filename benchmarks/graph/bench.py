@@ -175,23 +175,28 @@ def bench_size(
     backend: str, size: int, workdir: Path, n_samples: int, with_accuracy: bool, writers: int
 ) -> dict[str, Any]:
     spec = Spec(n_facts=size, batch_facts=min(10_000, max(1000, size // 10)))
-    loads: list[dict[str, Any]] = []
-    for attempt in range(load_attempts(size)):
-        store = open_store(backend, workdir, size, attempt)
-        store.init_schema()
-        last = attempt == load_attempts(size) - 1
-        try:
-            stats, facts = ingest(store, spec, keep_facts=last and with_accuracy, writers=writers)
-            loads.append(stats)
-            if last:
-                return {
-                    "size": size,
-                    "ingest": median_load(loads),
-                    **queries(store, spec, facts, n_samples),
-                }
-        finally:
-            store.close()
-    raise AssertionError("unreachable: the last attempt returns")
+    attempts = load_attempts(size)
+    loads = [timed_load(backend, workdir, spec, writers, n) for n in range(attempts - 1)]
+    store = open_store(backend, workdir, size, attempts - 1)
+    store.init_schema()
+    try:
+        stats, facts = ingest(store, spec, keep_facts=with_accuracy, writers=writers)
+        latency_etc = queries(store, spec, facts, n_samples)
+        return {"size": size, "ingest": median_load([*loads, stats]), **latency_etc}
+    finally:
+        store.close()
+
+
+def timed_load(
+    backend: str, workdir: Path, spec: Spec, writers: int, attempt: int
+) -> dict[str, Any]:
+    """One more timed load into a fresh store, for the median; the store is not queried."""
+    store = open_store(backend, workdir, spec.n_facts, attempt)
+    store.init_schema()
+    try:
+        return ingest(store, spec, keep_facts=False, writers=writers)[0]
+    finally:
+        store.close()
 
 
 def median_load(loads: list[dict[str, Any]]) -> dict[str, Any]:
