@@ -20,7 +20,10 @@ QUERY_TOOLS: Final = ("GraphQuery", "Text2Cypher")
 ERROR_TITLE: Final = re.compile(r"^## Error: (.+)$", re.MULTILINE)
 ZERO_ROWS: Final = re.compile(r"^\*\*0 rows\.\*\*", re.MULTILINE)
 
-PARSE: Final = ("syntax", "unterminated", "empty query", "malformed", "incomplete call")
+PARSE: Final = (
+    "syntax", "unterminated", "empty query", "malformed", "incomplete call",
+    "duplicate table alias", "ambiguous column",
+)  # fmt: skip
 GUARD: Final = ("refused", "multiple statements", "not a select", "not available on this")
 UNSUPPORTED: Final = (
     "unsupported", "positional parameter", "bad order by", "bad group by", "bad using",
@@ -28,7 +31,7 @@ UNSUPPORTED: Final = (
 )  # fmt: skip
 UNKNOWN_NAME: Final = (
     "unknown table", "no such column", "no such table", "no such function", "unknown function",
-    "not defined", "not in the graph",
+    "not defined", "not in the graph", "unknown column", "has no column",
 )  # fmt: skip
 PARAMS: Final = ("bad param", "parameter", "did not supply a value", "binding")
 
@@ -177,12 +180,18 @@ def aggregate(records: Sequence[QuestionRecord]) -> dict[str, Any]:
         "latency_p50_s": _quantile([r.seconds for r in records], 0.5),
         "latency_p95_s": _quantile([r.seconds for r in records], 0.95),
         "agent_errors": sum(1 for r in records if r.error),
-        "error_classes": dict(Counter(c.error_class for c in queries if c.error_class)),
+        "error_classes": dict(Counter(cls for c in queries if (cls := _error_class(c)))),
         "accuracy_by_kind": {
             kind: _pct(sum(r.correct for r in rs), len(rs))
             for kind, rs in _by_kind(records).items()
         },
     }
+
+
+def _error_class(call: CallRecord) -> str | None:
+    """Classified again from the stored output head, so the table follows the current
+    classes on old records too (a bad tool call has no output; it keeps its stored class)."""
+    return classify(call.output_head) if call.output_head else call.error_class
 
 
 def _mean(values: Sequence[float]) -> float | None:

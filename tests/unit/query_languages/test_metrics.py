@@ -69,6 +69,13 @@ def test_classify_tool_outputs() -> None:
     assert classify("## Error: SQL syntax error\n\nnear FROM") == "parse error"
     assert classify("## Error: SQLite error\n\nno such column: name2") == "unknown name"
     assert classify("## Error: Not in the graph\n\nno node has a property `x`") == "unknown name"
+    # the SQL shim's own titles (seen as "runtime error" in the study's first large run)
+    assert classify("## Error: Unknown column\n\n't2' has no column 'value_json'") == (
+        "unknown name"
+    )
+    assert classify("## Error: Duplicate table alias\n\nthe alias 'e' is used twice.") == (
+        "parse error"
+    )
     assert classify("## Error: Write refused\n\nonly reads") == "guard refusal"
     assert classify("## Error: Time limit\n\nstopped") == "timeout"
     assert classify("## Error: Unsupported SQL in the SQL-compat shim\n\nx") == (
@@ -103,6 +110,22 @@ def test_record_from_a_scripted_agent_with_a_recovery(
     assert figures["recovery_pct"] == 100.0
     assert figures["next_tool_after_error"] == {"SchemaViewer": 1}
     assert figures["error_classes"] == {"unknown name": 1} and figures["accuracy_pct"] == 100.0
+
+
+def test_the_error_table_classifies_stored_outputs_again() -> None:
+    """A record written before a class learnt a title is counted under the current class."""
+    old = CallRecord(
+        tool="GraphQuery", args={"query": "SELECT x FROM t"}, ok=False,
+        output_head="## Error: Unknown column\n\n't' has no column 'x'",
+        error_class="runtime error",
+    )  # fmt: skip
+    stuck = CallRecord(tool="GraphQuery", args={}, output_head="", ok=False,
+                       error_class="bad tool call")  # fmt: skip
+    record = QuestionRecord(
+        arm="neo4j-sql", qid="q", kind="join", question="?", gold="x", answer_type="name",
+        calls=[old, stuck],
+    )  # fmt: skip
+    assert aggregate([record])["error_classes"] == {"unknown name": 1, "bad tool call": 1}
 
 
 def test_rejected_arguments_count_as_a_bad_call(
