@@ -189,9 +189,12 @@ def aggregate(records: Sequence[QuestionRecord]) -> dict[str, Any]:
 
 
 def _error_class(call: CallRecord) -> str | None:
-    """Classified again from the stored output head, so the table follows the current
-    classes on old records too (a bad tool call has no output; it keeps its stored class)."""
-    return classify(call.output_head) if call.output_head else call.error_class
+    """An agent tool's "## Error:" output is classified again from its stored head, so the
+    table follows the current classes on old records too; other calls (a bad tool call,
+    Text2Cypher's rows or exception) keep the class stored with them."""
+    if call.tool == "GraphQuery" and ERROR_TITLE.match(call.output_head):
+        return classify(call.output_head)
+    return call.error_class
 
 
 def _mean(values: Sequence[float]) -> float | None:

@@ -121,11 +121,15 @@ def test_the_error_table_classifies_stored_outputs_again() -> None:
     )  # fmt: skip
     stuck = CallRecord(tool="GraphQuery", args={}, output_head="", ok=False,
                        error_class="bad tool call")  # fmt: skip
+    t2c = CallRecord(tool="Text2Cypher", args={"query": "MATCH (n) RETURN n"}, ok=True,
+                     output_head="[]", error_class="empty result")  # fmt: skip
     record = QuestionRecord(
         arm="neo4j-sql", qid="q", kind="join", question="?", gold="x", answer_type="name",
-        calls=[old, stuck],
+        calls=[old, stuck, t2c],
     )  # fmt: skip
-    assert aggregate([record])["error_classes"] == {"unknown name": 1, "bad tool call": 1}
+    assert aggregate([record])["error_classes"] == {
+        "unknown name": 1, "bad tool call": 1, "empty result": 1,
+    }  # fmt: skip
 
 
 def test_rejected_arguments_count_as_a_bad_call(
