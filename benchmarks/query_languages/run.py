@@ -194,7 +194,11 @@ def report(
         "model": settings.lm,
         "model_note": LOCAL_MODEL if settings.lm == DEFAULT_LM else settings.lm,
         "lm_api_base": settings.lm_api_base,
-        "neo4j_uri": settings.neo4j_uri,
+        "neo4j_uri": (
+            f"bolt://127.0.0.1:{STUDY_NEO4J_PORT} (the study's own, --private-neo4j)"
+            if args.private_neo4j
+            else settings.neo4j_uri
+        ),
         "agent_config": AGENT_CONFIG.model_dump(mode="json"),
         "load_average": list(os.getloadavg()),
         "questions": len(questions),
