@@ -71,7 +71,7 @@ SILENCED_CLASSIFICATIONS: Final = (
 
 
 class _DropGraphQueryChecks(logging.Filter):
-    """Drop the driver's log line for warnings GraphQuery hands to the agent as notes."""
+    """Drop the driver's log line for warnings GraphQuery turns into its own refusal."""
 
     def filter(self, record: logging.LogRecord) -> bool:
         return QUERY_MARK.strip() not in record.getMessage()
@@ -259,9 +259,7 @@ def _count(session: Session, text: str) -> int:
 
 
 def _index_infos(rows: list[dict[str, Any]]) -> tuple[IndexInfo, ...]:
-    known = set(graph_mapping.TABLE_LABELS.values()) | {
-        r[1] for r in graph_mapping.GRAPH_RELATIONSHIPS
-    }
+    known = {*LABELS, *RELATIONSHIP_TYPES}
     out = []
     for row in rows:
         targets = row.get("labelsOrTypes") or []
