@@ -154,10 +154,7 @@ class Neo4jQueryBackend:
             counts = session.run(
                 Query(cypher_files.query("counts"), timeout=SCHEMA_TIMEOUT_S)
             ).single()
-            rel_counts = {
-                rel: _count(session, REL_COUNT.format(rel=rel))
-                for rel in sorted({r[1] for r in graph_mapping.GRAPH_RELATIONSHIPS})
-            }
+            rel_counts = _relationship_counts(session)
             index_rows = [
                 r.data() for r in session.run(Query(SHOW_INDEXES, timeout=SCHEMA_TIMEOUT_S))
             ]
@@ -251,6 +248,20 @@ def _label_info(table: str, count: int | None) -> TableInfo:
         )
     start, rel, end = graph_mapping.RELATIONSHIP_TABLES[table]
     return TableInfo(f"(:{start})-[:{rel}]->(:{end})", "relationship", table, columns, key, count)
+
+
+def _relationship_counts(session: Session) -> dict[str, int]:
+    """Per schema relationship type the graph holds, its count (from the count store). Types
+    the graph has never seen are skipped, not counted: naming one makes the server warn."""
+    present = {
+        r["relationshipType"]
+        for r in session.run(Query("CALL db.relationshipTypes()", timeout=SCHEMA_TIMEOUT_S))
+    }
+    return {
+        rel: _count(session, REL_COUNT.format(rel=rel))
+        for rel in RELATIONSHIP_TYPES
+        if rel in present
+    }
 
 
 def _count(session: Session, text: str) -> int:
