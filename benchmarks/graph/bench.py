@@ -62,10 +62,11 @@ def ingest(
     t0 = time.perf_counter()
     batches = list(generate(spec))
     build = time.perf_counter() - t0
-    c0 = time.process_time()
+    c0, steal0 = time.process_time(), cpu_steal_jiffies()
     report = write_batches(store, batches, writers=writers)
     seconds = report.seconds + _checkpoint_seconds(store)
     write_cpu = time.process_time() - c0
+    steal = steal_percent(steal0, cpu_steal_jiffies())
     n_facts = report.facts
     stats = {
         "facts": n_facts,
@@ -75,6 +76,9 @@ def ingest(
         # CPU of this process during the writes: all of SQLite's work, only the driver's
         # side for Neo4j. On a shared machine, facts per CPU-second is the steadier figure.
         "write_cpu_s": round(write_cpu, 3),
+        # Share of the machine's CPU time the hypervisor gave to other guests during the
+        # writes (/proc/stat "steal"; None off Linux): a VM's cores are not all ours.
+        "cpu_steal_pct": steal,
         "facts_per_write_cpu_s": round(n_facts / max(write_cpu, 1e-9)),
         "build_validate_s": round(build, 3),
         "ingest_facts_per_s": round(n_facts / seconds),
@@ -82,6 +86,22 @@ def ingest(
     }
     kept = [fact for batch in batches for fact in batch.facts] if keep_facts else []
     return stats, kept
+
+
+def cpu_steal_jiffies() -> tuple[int, int] | None:
+    """(steal, total) jiffies of all CPUs since boot, from /proc/stat; None where absent."""
+    try:
+        fields = Path("/proc/stat").read_text().splitlines()[0].split()[1:]
+    except OSError:
+        return None
+    ticks = [int(x) for x in fields[:8]]  # user nice system idle iowait irq softirq steal
+    return ticks[7], sum(ticks)
+
+
+def steal_percent(before: tuple[int, int] | None, after: tuple[int, int] | None) -> float | None:
+    if before is None or after is None or after[1] == before[1]:
+        return None
+    return round(100 * (after[0] - before[0]) / (after[1] - before[1]), 1)
 
 
 def _checkpoint_seconds(store: GraphStore) -> float:
@@ -165,6 +185,27 @@ def query_plans(store: GraphStore, pick: dict[str, Any]) -> dict[str, dict[str, 
     return plans
 
 
+WARMUP_LOADS = {"neo4j": 3, "sqlite": 0}
+"""Untimed loads of the smallest size before the first timed one. The Neo4j server is a
+JVM: on a fresh server the first 10k loads run at a third to two thirds of the warm rate
+while its JIT compiles the write path (a scratch run: 3.0k, 3.9k, 4.9k, then 5-6k facts/s),
+so without them the smallest size measures warm-up, not the store. Their rates are kept in
+the results JSON ("warmup") and printed."""
+
+
+def warm_up(backend: str, workdir: Path, size: int, loads: int, writers: int) -> list[int]:
+    """``loads`` untimed-for-the-results loads of ``size`` facts; their facts/s."""
+    spec = Spec(n_facts=size, batch_facts=batch_facts(size))
+    rates = []
+    for n in range(loads):
+        rates.append(timed_load(backend, workdir, spec, writers, 100 + n)["ingest_facts_per_s"])
+    return rates
+
+
+def batch_facts(size: int) -> int:
+    return min(10_000, max(1000, size // 10))
+
+
 def load_attempts(size: int) -> int:
     """Fresh loads per size: a 10k load takes ~0.2 s, where one scheduler hiccup moves the
     rate by a third, so smaller sizes report the median of three; 1M once."""
@@ -174,7 +215,7 @@ def load_attempts(size: int) -> int:
 def bench_size(
     backend: str, size: int, workdir: Path, n_samples: int, with_accuracy: bool, writers: int
 ) -> dict[str, Any]:
-    spec = Spec(n_facts=size, batch_facts=min(10_000, max(1000, size // 10)))
+    spec = Spec(n_facts=size, batch_facts=batch_facts(size))
     attempts = load_attempts(size)
     loads = [timed_load(backend, workdir, spec, writers, n) for n in range(attempts - 1)]
     store = open_store(backend, workdir, size, attempts - 1)
@@ -230,6 +271,10 @@ def render(console: Console, backend: str, results: list[dict[str, Any]]) -> Non
         "ingest facts/s (write)", *(f"{r['ingest']['ingest_facts_per_s']:,}" for r in results)
     )
     table.add_row(
+        "CPU steal % during the write (hypervisor)",
+        *(str(r["ingest"].get("cpu_steal_pct")) for r in results),
+    )
+    table.add_row(
         "facts per CPU-s of this process (write)",
         *(f"{r['ingest']['facts_per_write_cpu_s']:,}" for r in results),
     )
@@ -268,11 +313,27 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument(
         "--writers", type=int, default=1, help="transactions in flight (Neo4j only above 1)"
     )
+    parser.add_argument(
+        "--warmup-loads",
+        type=int,
+        default=None,
+        help="untimed loads of the smallest size first (default: neo4j 3, sqlite 0)",
+    )
     args = parser.parse_args(argv)
     sizes = [int(s) for s in args.sizes.split(",") if s]
+    warmups = WARMUP_LOADS[args.backend] if args.warmup_loads is None else args.warmup_loads
     console = Console()
     with tempfile.TemporaryDirectory(prefix="apexmem-bench-") as tmp:
         workdir = args.workdir or Path(tmp)
+        warmup = {"size": min(sizes), "loads_facts_per_s": []}
+        if warmups:
+            console.print(f"[bold]{args.backend}[/]: {warmups} warm-up loads of {min(sizes):,} ...")
+            warmup["loads_facts_per_s"] = warm_up(
+                args.backend, workdir, min(sizes), warmups, args.writers
+            )
+            console.print(
+                f"warm-up loads (facts/s, not in the results): {warmup['loads_facts_per_s']}"
+            )
         results = []
         for size in sizes:
             console.print(f"[bold]{args.backend}[/]: {size:,} facts ...")
@@ -285,7 +346,12 @@ def main(argv: list[str] | None = None) -> None:
     RESULTS.mkdir(parents=True, exist_ok=True)
     suffix = f"_{args.writers}writers" if args.writers > 1 else ""
     out = RESULTS / f"graph_{args.backend}{suffix}.json"
-    payload = {"backend": args.backend, "writers": args.writers, "results": results}
+    payload = {
+        "backend": args.backend,
+        "writers": args.writers,
+        "warmup": warmup,
+        "results": results,
+    }
     out.write_text(json.dumps(payload, indent=2) + "\n")
     console.print(f"wrote {out}")
 
