@@ -194,7 +194,8 @@ the results JSON ("warmup") and printed."""
 
 
 def warm_up(backend: str, workdir: Path, size: int, loads: int, writers: int) -> list[int]:
-    """``loads`` untimed-for-the-results loads of ``size`` facts; their facts/s."""
+    """``loads`` loads of ``size`` facts into fresh stores, kept out of the results; their
+    facts/s."""
     spec = Spec(n_facts=size, batch_facts=batch_facts(size))
     rates = []
     for n in range(loads):
