@@ -188,19 +188,22 @@ def query_plans(store: GraphStore, pick: dict[str, Any]) -> dict[str, dict[str, 
 WARMUP_LOADS = {"neo4j": 3, "sqlite": 0}
 """Untimed loads of the smallest size before the first timed one. The Neo4j server is a
 JVM: on a fresh server the first 10k loads run at a third to two thirds of the warm rate
-while its JIT compiles the write path (a scratch run: 3.0k, 3.9k, 4.9k, then 5-6k facts/s),
-so without them the smallest size measures warm-up, not the store. Their rates are kept in
-the results JSON ("warmup") and printed."""
+while its JIT compiles the write path (this benchmark on 2026-12-02, two writers: warm-up
+loads 1.5k, 3.3k, 3.6k, then timed 4.7k-5.7k facts/s), so without them the smallest size
+measures warm-up, not the store. Three are not the JVM's steady state either (a server that
+had run 30 loads more took 10k facts at ~8k/s). Their rates are kept in the results JSON
+("warmup") and printed."""
+WARMUP_ATTEMPTS_FROM = 100
+"""Warm-up loads count their attempts from here, so their SQLite files differ from the
+timed loads' (``open_store`` names a file per size and attempt)."""
 
 
 def warm_up(backend: str, workdir: Path, size: int, loads: int, writers: int) -> list[int]:
     """``loads`` loads of ``size`` facts into fresh stores, kept out of the results; their
     facts/s."""
     spec = Spec(n_facts=size, batch_facts=batch_facts(size))
-    rates = []
-    for n in range(loads):
-        rates.append(timed_load(backend, workdir, spec, writers, 100 + n)["ingest_facts_per_s"])
-    return rates
+    attempts = range(WARMUP_ATTEMPTS_FROM, WARMUP_ATTEMPTS_FROM + loads)
+    return [timed_load(backend, workdir, spec, writers, n)["ingest_facts_per_s"] for n in attempts]
 
 
 def batch_facts(size: int) -> int:

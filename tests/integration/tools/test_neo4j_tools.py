@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import re
+
 import pytest
 from neo4j import Driver
 
@@ -13,9 +15,10 @@ from apexmem_neo.tools import (
     run_graph_query,
     schema_viewer_tool,
 )
+from apexmem_neo.tools import neo4j_backend as neo4j_backend_module
 from apexmem_neo.tools.backend import Example
 from apexmem_neo.tools.examples import CYPHER_EXAMPLES
-from apexmem_neo.tools.neo4j_backend import unknown_names
+from apexmem_neo.tools.neo4j_backend import RELATIONSHIP_TYPES, unknown_names
 from tests.integration.tools.test_sql_shim_neo4j import EXAMPLE_PARAMS
 from tests.unit.tools.graph_data import ALICE
 
@@ -171,13 +174,26 @@ def test_cypher_and_sql_examples_agree_on_the_answers(neo4j_backend: Neo4jQueryB
     assert first(before) == '"Paris"'
 
 
-def test_schema_viewer_on_neo4j(
-    neo4j_backend: Neo4jQueryBackend, neo4j_graph: Driver, caplog: pytest.LogCaptureFixture
+def test_schema_viewer_skips_relationship_types_the_graph_never_held(
+    neo4j_backend: Neo4jQueryBackend,
+    caplog: pytest.LogCaptureFixture,
+    monkeypatch: pytest.MonkeyPatch,
 ) -> None:
-    out = schema_viewer_tool(neo4j_backend)(include_examples=True, include_guide=True)
-    # Relationship types the graph has never held are skipped, not counted (counting one
-    # would make the server warn and the driver log it).
+    """A young graph lacks some schema types (no NEXT before two turns); counting one would
+    make the server warn and the driver log it. The shared test server has held every real
+    type by now, so a type no test ever creates stands in for them."""
+    never_held = "TQX_NEVER_HELD"
+    monkeypatch.setattr(
+        neo4j_backend_module, "RELATIONSHIP_TYPES", (*RELATIONSHIP_TYPES, never_held)
+    )
+    out = schema_viewer_tool(neo4j_backend)()
     assert not [r for r in caplog.records if r.name == "neo4j.notifications"]
+    about = re.search(r"\[:ABOUT\]->\(:Entity\)`: .* \((\d+) in all\)", out)
+    assert about is not None and int(about.group(1)) > 0  # types it holds are still counted
+
+
+def test_schema_viewer_on_neo4j(neo4j_backend: Neo4jQueryBackend, neo4j_graph: Driver) -> None:
+    out = schema_viewer_tool(neo4j_backend)(include_examples=True, include_guide=True)
     assert out.startswith("# Memory schema (Neo4j; query language: cypher)")
     assert "### `Fact` (SQL table `facts`): node label," in out
     assert "### `(:Event)-[:PARTICIPANT]->(:Entity)` (SQL table `event_participants`)" in out
