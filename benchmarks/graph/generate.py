@@ -87,7 +87,9 @@ def entity_facts(
     entity: Entity, props: list[Property], n_facts: int, rng: random.Random
 ) -> tuple[list[Event], list[EventParticipant], list[Fact]]:
     """The events of one entity and the ``n_facts`` facts they assert."""
-    chosen = rng.sample(props, k=min(len(props), max(1, n_facts // 8)))
+    # At least two properties, so every event asserts 2-6 facts even at 10 facts per entity
+    # (the 10k size); with one, each event asserted a single fact there.
+    chosen = rng.sample(props, k=min(len(props), max(2, n_facts // 8)))
     previous: dict[str, Any] = {}
     events: list[Event] = []
     parts: list[EventParticipant] = []

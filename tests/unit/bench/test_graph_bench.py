@@ -41,3 +41,27 @@ def test_tiny_sqlite_run_writes_warmup_and_per_load_steal(
         steal = result["ingest"]["cpu_steal_pct"]
         assert steal is None or 0 <= steal <= 100  # None: the write took under a jiffy
     assert all(plan["uses_index"] for plan in result["plans"].values())
+
+
+@pytest.mark.parametrize("n_facts", [10_000, 100_000])
+def test_generated_shape_is_the_documented_one_at_every_size(n_facts: int) -> None:
+    """Events assert 2-6 facts (an entity's last event may be cut short) and every
+    (entity, property) pair collects several facts, also at 10 facts per entity."""
+    from collections import Counter
+
+    from benchmarks.graph.generate import Spec, generate
+
+    per_event: Counter[str] = Counter()
+    per_pair: Counter[tuple[str, str]] = Counter()
+    events = set()
+    for batch in generate(Spec(n_facts=n_facts)):
+        events.update(event.event_id for event in batch.events)
+        for fact in batch.facts:
+            per_event[str(fact.event_id)] += 1
+            per_pair[(fact.entity_id, fact.property)] += 1
+    assert sum(per_event.values()) == n_facts
+    assert set(per_event) == events
+    assert max(per_event.values()) <= 6
+    assert sum(n >= 2 for n in per_event.values()) >= 0.85 * len(per_event)
+    assert n_facts / len(per_event) >= 2
+    assert sum(per_pair.values()) / len(per_pair) >= 3
