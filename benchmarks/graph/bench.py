@@ -1,6 +1,7 @@
 """Graph store benchmark: ingest rate, temporal query latency, query plans, accuracy.
 
     .venv/bin/python -m benchmarks.graph.bench --backend sqlite --sizes 10000,100000,1000000
+    .venv/bin/python -m benchmarks.graph.bench --backend neo4j --writers 2 --private-neo4j
 
 For each size: a fresh store is filled from ``generate`` (validation time and write time are
 measured apart; "ingest facts/s" is facts / write time: ``store.write`` with the store's own
@@ -22,6 +23,7 @@ import statistics
 import tempfile
 import time
 from collections.abc import Callable
+from contextlib import ExitStack
 from pathlib import Path
 from typing import Any
 
@@ -29,6 +31,7 @@ from rich.console import Console
 from rich.table import Table
 
 from apexmem_neo.ontology import Fact
+from apexmem_neo.settings import Settings
 from apexmem_neo.store import GraphStore
 from apexmem_neo.store.bulk import write_batches
 from apexmem_neo.store.sqlite import SQLiteGraphStore
@@ -332,7 +335,21 @@ def main(argv: list[str] | None = None) -> None:
         default=None,
         help="untimed loads of the smallest size first (default: neo4j 3, sqlite 0)",
     )
+    parser.add_argument(
+        "--private-neo4j",
+        action="store_true",
+        help="run on the benchmark's own Neo4j with a new, empty data directory (port"
+        " 7799, stopped at the end) instead of wiping the one at NEO4J_URI",
+    )
     args = parser.parse_args(argv)
+    with ExitStack() as stack:
+        if args.private_neo4j and args.backend in NEO4J_BACKENDS:
+            module: Any = importlib.import_module("benchmarks.graph.neo4j_backend")
+            stack.enter_context(module.private_server(Settings()))
+        run(args)
+
+
+def run(args: argparse.Namespace) -> None:
     sizes = [int(s) for s in args.sizes.split(",") if s]
     warmups = WARMUP_LOADS[args.backend] if args.warmup_loads is None else args.warmup_loads
     console = Console()
@@ -363,6 +380,7 @@ def main(argv: list[str] | None = None) -> None:
         "backend": args.backend,
         "writers": args.writers,
         "warmup": warmup,
+        "neo4j": "private, new data directory" if args.private_neo4j else "NEO4J_URI, wiped",
         "results": results,
     }
     out.write_text(json.dumps(payload, indent=2) + "\n")

@@ -7,12 +7,19 @@ size starts from an empty graph (in batched transactions, to stay inside a 1 GB 
 from __future__ import annotations
 
 import os
-from typing import Any
+import shutil
+from collections.abc import Iterator
+from contextlib import contextmanager
+from typing import Any, Final
 
 from neo4j import GraphDatabase
 
+from apexmem_neo.services.base import ServiceState
+from apexmem_neo.services.neo4j_server import private_neo4j
 from apexmem_neo.settings import Settings
 from apexmem_neo.store.neo4j import Neo4jGraphStore
+
+BENCH_NEO4J_PORT: Final = 7799
 
 WIPE_ORDER = ("Fact", "Event", "Evidence", "Turn", "Session", "Entity", "Property")
 """Leaves first: once facts and events are gone, no node has many relationships left, so
@@ -56,3 +63,29 @@ def query_plans(store: Neo4jGraphStore, pick: dict[str, Any]) -> dict[str, dict[
         scans = any(op.startswith(SCANS) for op in operators)
         plans[name] = {"plan": "; ".join(operators), "uses_index": seeks and not scans}
     return plans
+
+
+@contextmanager
+def private_server(settings: Settings) -> Iterator[str]:
+    """The benchmark's own Neo4j on a new, empty data directory (under
+    ``$APEXMEM_HOME/bench-neo4j``, removed first), started here and stopped at the end; its
+    URI becomes NEO4J_URI for this process. A store's files and indexes keep their size after
+    a wipe, so on a long-lived data directory every load writes into stores grown by the loads
+    before it (here: 1.5 GB of index files around a 10k-fact graph); a new one measures what a
+    first load meets. Nothing of the shared server is touched."""
+    home = settings.apexmem_home / "bench-neo4j"
+    service = private_neo4j(settings.apexmem_home, home, BENCH_NEO4J_PORT)
+    if service.status().state is not ServiceState.STOPPED:
+        raise SystemExit(f"{service.uri} is in use (a benchmark Neo4j still running?); free it")
+    shutil.rmtree(service.data_dir, ignore_errors=True)
+    service.up()
+    previous = os.environ.get("NEO4J_URI")
+    os.environ["NEO4J_URI"] = service.uri
+    try:
+        yield service.uri
+    finally:
+        service.down()
+        if previous is None:
+            os.environ.pop("NEO4J_URI", None)
+        else:
+            os.environ["NEO4J_URI"] = previous

@@ -1,0 +1,51 @@
+"""The graph benchmark end to end on Neo4j at a tiny size, on its own private server.
+
+``--private-neo4j`` starts a second Neo4j on a new data directory, loads and queries it
+through the launcher's write procedures, and stops it; the shared test server keeps its graph.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+from neo4j import Driver
+
+from apexmem_neo.services.process import port_is_open
+from benchmarks.graph import bench
+from benchmarks.graph.neo4j_backend import BENCH_NEO4J_PORT
+
+pytestmark = [pytest.mark.integration, pytest.mark.neo4j]
+
+
+def _node_count(driver: Driver) -> int:
+    records, _, _ = driver.execute_query("MATCH (n) RETURN count(n) AS n")
+    return int(records[0]["n"])
+
+
+def test_private_neo4j_run_loads_queries_and_leaves_the_shared_server_alone(
+    neo4j_driver: Driver, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    driver = neo4j_driver
+    driver.execute_query("CREATE (:BenchCanary {at: 1})")  # so the shared graph is not empty
+    try:
+        before = _node_count(driver)
+        monkeypatch.setattr(bench, "RESULTS", tmp_path / "results")
+        bench.main(
+            ["--backend", "neo4j", "--sizes", "6000", "--samples", "10", "--warmup-loads", "1",
+             "--writers", "2", "--private-neo4j"]
+        )  # fmt: skip
+        assert _node_count(driver) == before
+    finally:
+        driver.execute_query("MATCH (n:BenchCanary) DELETE n")
+    payload = json.loads((tmp_path / "results" / "graph_neo4j_2writers.json").read_text())
+    assert payload["neo4j"] == "private, new data directory"
+    (result,) = payload["results"]
+    assert result["ingest"]["facts"] == 6000
+    assert result["ingest"]["write_path"] == "procedures"
+    assert all(plan["uses_index"] for plan in result["plans"].values())
+    accuracy = result["accuracy"]  # 6 facts per entity: pairs with 3 facts get questions
+    assert accuracy["questions"] > 0
+    assert set(accuracy["append_only"].values()) == {1.0}
+    assert not port_is_open("127.0.0.1", BENCH_NEO4J_PORT)  # stopped at the end
