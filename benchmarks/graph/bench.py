@@ -40,22 +40,18 @@ from benchmarks.graph import accuracy
 from benchmarks.graph.generate import Spec, generate
 
 RESULTS = Path(__file__).resolve().parents[1] / "results"
-NEO4J_BACKENDS: dict[str, bool | None] = {"neo4j": None, "neo4j-files": False}
-"""Neo4j write paths (``Neo4jGraphStore(write_procedures=...)``): "neo4j" through the
-launcher's write procedures when the server has them (the path taken is in the results),
-"neo4j-files" always through the Cypher files, as on a stock server."""
 QUERY_NAMES = ("current", "as_of", "history", "changes", "before", "facts_between", "known_as_of")
 
 
 def open_store(backend: str, workdir: Path, size: int, attempt: int = 0) -> GraphStore:
     if backend == "sqlite":
         return SQLiteGraphStore(workdir / f"graph_{size}_{attempt}.sqlite3")
-    if backend in NEO4J_BACKENDS:
+    if backend == "neo4j":
         # Configuration at the edge (NEO4J_URI, NEO4J_AUTH); each size starts empty.
         module: Any = importlib.import_module("benchmarks.graph.neo4j_backend")
-        store: GraphStore = module.fresh_store(write_procedures=NEO4J_BACKENDS[backend])
+        store: GraphStore = module.fresh_store()
         return store
-    raise SystemExit(f"unknown backend {backend!r} (sqlite | {' | '.join(NEO4J_BACKENDS)})")
+    raise SystemExit(f"unknown backend {backend!r} (sqlite | neo4j)")
 
 
 def ingest(
@@ -79,7 +75,6 @@ def ingest(
         "facts": n_facts,
         "events": sum(len(batch.events) for batch in batches),
         "writers": writers,
-        "write_path": getattr(store, "write_path", None),  # Neo4j: procedures | cypher
         "write_s": round(seconds, 3),
         # CPU of this process during the writes: all of SQLite's work, only the driver's
         # side for Neo4j. On a shared machine, facts per CPU-second is the steadier figure.
@@ -193,7 +188,7 @@ def query_plans(store: GraphStore, pick: dict[str, Any]) -> dict[str, dict[str, 
     return plans
 
 
-WARMUP_LOADS = {"neo4j": 15, "neo4j-files": 15, "sqlite": 0}
+WARMUP_LOADS = {"neo4j": 15, "sqlite": 0}
 """Untimed loads of the smallest size before the first timed one, kept out of the results.
 The Neo4j server is a JVM whose JIT compiles the write path during the first loads: on a
 new server (two writers, 10k facts, 2026-12-02) successive loads ran 2.0k, 4.2k, 5.7k, 6.1k,
@@ -275,11 +270,7 @@ def queries(store: GraphStore, spec: Spec, facts: list[Fact], n_samples: int) ->
 
 def render(console: Console, backend: str, results: list[dict[str, Any]]) -> None:
     writers = results[0]["ingest"]["writers"] if results else 1
-    path = results[0]["ingest"].get("write_path") if results else None
-    writes = f" (writes: {path})" if path else ""
-    table = Table(
-        title=f"graph store: {backend}{writes}, {writers} writer(s) (latency p50 / p95 in ms)"
-    )
+    table = Table(title=f"graph store: {backend}, {writers} writer(s) (latency p50 / p95 in ms)")
     table.add_column("metric")
     for r in results:
         table.add_column(f"{r['size']:,} facts", justify="right")
@@ -322,7 +313,7 @@ def render(console: Console, backend: str, results: list[dict[str, Any]]) -> Non
 
 def main(argv: list[str] | None = None) -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0] if __doc__ else None)
-    parser.add_argument("--backend", default="sqlite", choices=["sqlite", *NEO4J_BACKENDS])
+    parser.add_argument("--backend", default="sqlite", choices=["sqlite", "neo4j"])
     parser.add_argument("--sizes", default="10000,100000,1000000")
     parser.add_argument("--samples", type=int, default=500)
     parser.add_argument("--workdir", type=Path, default=None)
@@ -343,7 +334,7 @@ def main(argv: list[str] | None = None) -> None:
     )
     args = parser.parse_args(argv)
     with ExitStack() as stack:
-        if args.private_neo4j and args.backend in NEO4J_BACKENDS:
+        if args.private_neo4j and args.backend == "neo4j":
             module: Any = importlib.import_module("benchmarks.graph.neo4j_backend")
             stack.enter_context(module.private_server(Settings()))
         run(args)

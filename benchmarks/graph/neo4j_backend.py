@@ -32,9 +32,8 @@ WIPE = (
 SCANS = ("AllNodesScan", "NodeByLabelScan", "NodeIndexScan", "NodeIndexContainsScan")
 
 
-def fresh_store(write_procedures: bool | None = None) -> Neo4jGraphStore:
-    """A store on the configured server (NEO4J_URI; NEO4J_AUTH=user/password if auth is on);
-    ``write_procedures`` as in ``Neo4jGraphStore`` (False: the Cypher files)."""
+def fresh_store() -> Neo4jGraphStore:
+    """A store on the configured server (NEO4J_URI; NEO4J_AUTH=user/password if auth is on)."""
     auth_env = os.environ.get("NEO4J_AUTH")
     user, _, password = (auth_env or "").partition("/")
     auth = (user, password) if auth_env else None
@@ -42,7 +41,7 @@ def fresh_store(write_procedures: bool | None = None) -> Neo4jGraphStore:
     with driver.session() as session:
         for label in WIPE_ORDER:
             session.run(WIPE, label=label).consume()
-    return Neo4jGraphStore(driver, write_procedures=write_procedures)
+    return Neo4jGraphStore(driver)
 
 
 def query_plans(store: Neo4jGraphStore, pick: dict[str, Any]) -> dict[str, dict[str, Any]]:

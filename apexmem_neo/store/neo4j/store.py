@@ -18,16 +18,13 @@ Mapping (the SQL-compat shim translates mechanically because names and values ar
 
 The constructor does no I/O and the driver belongs to the caller (``close()`` does not close
 it). ``init_schema()`` applies ``cypher/schema``. ``write(batch)`` is one write transaction:
-the dangling-reference check, then the rows of each table, so a batch lands whole or not at
-all and re-writing it changes nothing. On apexmem's own server (services/neo4j) the rows go
-through its write procedures (``procedures``: the core API creates each node or relationship
-whose key is not stored yet, with its relationships; ~5-15% faster than the files in the
-graph benchmark). On any other server they go through the ``write_*`` Cypher files: per table
-UNWIND chunks of MERGE ... ON CREATE SET, except events and facts (the bulk of a batch),
-where one unique-index lookup finds the ids already stored and the other rows are CREATEd
-with their relationships, and participants of the events just created are CREATEd too.
-Should a concurrent writer create one of the same ids first, the constraint fails, the
-transaction rolls back whole and is re-run with MERGE everywhere (both paths).
+the dangling-reference check, then per table UNWIND chunks of MERGE ... ON CREATE SET, so a
+batch lands whole or not at all and re-writing it changes nothing. Events and facts (the
+bulk of a batch) take a faster path with the same outcome: one unique-index lookup finds
+the ids already stored, the other rows are CREATEd with their relationships (no MERGE, no
+relationship check against dense Entity / Property nodes), and participants of the events
+just created are CREATEd too. Should a concurrent writer create one of those ids first, the
+constraint fails, the transaction rolls back whole and is re-run with MERGE everywhere.
 Lost connections surface as ``ServiceUnavailableError`` naming the server. The temporal
 rules are those of ``apexmem_neo.store.protocol``.
 """
@@ -46,7 +43,7 @@ from apexmem_neo.ontology import Entity, EntityType, Event, GraphBatch
 from apexmem_neo.ontology.ids import normalize_text
 from apexmem_neo.ontology.types import TimeLike, normalize_time
 from apexmem_neo.store import columns
-from apexmem_neo.store.neo4j import cypher_files, procedures
+from apexmem_neo.store.neo4j import cypher_files
 from apexmem_neo.store.protocol import (
     TABLES,
     ChangeRecord,
@@ -156,9 +153,7 @@ class Neo4jGraphStore:
     ``database`` None means the server's home database. ``clock`` stamps ``recorded_at`` on
     rows that carry none. ``chunk_rows`` bounds the rows of one UNWIND (a batch may need
     several; they all run in the batch's one transaction). ``uri`` only names the server in
-    error messages (default: ``bolt://<driver address>``). ``write_procedures``: None writes
-    through the server's apexmem write procedures when it has them (``write_path`` says which
-    path ``init_schema`` chose), True requires them, False always uses the Cypher files.
+    error messages (default: ``bolt://<driver address>``).
     """
 
     concurrent_writes: ClassVar[bool] = True
@@ -173,7 +168,6 @@ class Neo4jGraphStore:
         clock: Clock | None = None,
         chunk_rows: int = DEFAULT_CHUNK_ROWS,
         uri: str | None = None,
-        write_procedures: bool | None = None,
     ) -> None:
         if chunk_rows < 1:
             raise ValueError(f"chunk_rows must be positive, got {chunk_rows}")
@@ -183,10 +177,6 @@ class Neo4jGraphStore:
         self.uri = uri or _driver_uri(driver)
         self._clock = clock or utc_now
         self._ready = False
-        self._want_procedures = write_procedures
-        self.write_path = "cypher"
-        """How ``write`` stores a batch: "procedures" (the launcher's apexmem.* write
-        procedures, set by ``init_schema`` when the server has them) or "cypher" (the files)."""
 
     # ---- lifecycle ----
 
@@ -196,23 +186,7 @@ class Neo4jGraphStore:
             for statement in cypher_files.schema_statements():
                 self._schema_statement(statement)
             self._run_read("CALL db.awaitIndexes($seconds)", {"seconds": INDEX_WAIT_SECONDS})
-            self.write_path = self._choose_write_path()
         self._ready = True
-
-    def _choose_write_path(self) -> str:
-        if self._want_procedures is False:
-            return "cypher"
-        names = list(procedures.PROCEDURE_NAMES)
-        (row,) = self._run_read(cypher_files.query(procedures.PRESENT_QUERY), {"names": names})
-        if row["present"] == len(procedures.PROCEDURE_NAMES):
-            return "procedures"
-        if self._want_procedures:
-            raise StoreError(
-                f"Neo4j at {self.uri} lacks the write procedures {procedures.PROCEDURE_NAMES}"
-                " (apexmem's launcher registers them); pass write_procedures=None to fall"
-                " back to the Cypher files"
-            )
-        return "cypher"
 
     def _schema_statement(self, statement: str) -> None:
         try:
@@ -272,24 +246,12 @@ class Neo4jGraphStore:
 
         # Inside the transaction, so the ids cannot vanish between the check and the write.
         ensure_references(batch, existing)
-        if merge:
-            for table in TABLES:
-                name = MERGE_QUERIES.get(table, WRITE_QUERIES[table])
-                self._run_chunks(tx, name, table_rows[table])
-        elif self.write_path == "procedures":
-            for table in TABLES:
-                self._write_through_procedure(tx, table, table_rows[table])
-        else:
-            self._write_through_files(tx, table_rows)
-        self._run_chunks(tx, "link_turns", table_rows["turns"])
-
-    def _write_through_files(
-        self, tx: ManagedTransaction, table_rows: Mapping[str, list[dict[str, Any]]]
-    ) -> None:
         created_events: set[str] = set()
         for table in TABLES:
             rows = table_rows[table]
-            if table in CREATE_NEW:
+            if merge:
+                self._run_chunks(tx, MERGE_QUERIES.get(table, WRITE_QUERIES[table]), rows)
+            elif table in CREATE_NEW:
                 created = self._create_new(tx, CREATE_NEW[table], rows)
                 created_events |= created if table == "events" else set()
             elif table == "event_participants":
@@ -299,16 +261,7 @@ class Neo4jGraphStore:
                 self._run_chunks(tx, WRITE_QUERIES[table], known)
             else:
                 self._run_chunks(tx, WRITE_QUERIES[table], rows)
-
-    def _write_through_procedure(
-        self, tx: ManagedTransaction, table: str, rows: Sequence[dict[str, Any]]
-    ) -> None:
-        if table in procedures.RELATIONSHIP_TABLES:
-            query, parameters = procedures.RELATIONSHIP_QUERY, procedures.relationship_parameters
-        else:
-            query, parameters = procedures.NODE_QUERY, procedures.node_parameters
-        for chunk in _chunks(rows, self.chunk_rows):
-            tx.run(cypher_files.query(query), parameters(table, list(chunk))).consume()
+        self._run_chunks(tx, "link_turns", table_rows["turns"])
 
     def _create_new(
         self, tx: ManagedTransaction, plan: CreatePlan, rows: Sequence[dict[str, Any]]

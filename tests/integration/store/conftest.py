@@ -34,17 +34,13 @@ def wipe(driver: Driver) -> None:
 
 
 @contextmanager
-def store_maker(
-    driver: Driver, chunk_rows: int, write_procedures: bool = True
-) -> Iterator[Callable[[], GraphStore]]:
+def store_maker(driver: Driver, chunk_rows: int) -> Iterator[Callable[[], GraphStore]]:
     """A ``make_store`` function: each call empties the graph and returns an initialised store."""
     opened: list[Neo4jGraphStore] = []
 
     def make() -> GraphStore:
         wipe(driver)
-        store = Neo4jGraphStore(
-            driver, clock=FakeClock(), chunk_rows=chunk_rows, write_procedures=write_procedures
-        )
+        store = Neo4jGraphStore(driver, clock=FakeClock(), chunk_rows=chunk_rows)
         store.init_schema()
         opened.append(store)
         return store
@@ -54,22 +50,13 @@ def store_maker(
         store.close()
 
 
-@pytest.fixture(params=["neo4j", "neo4j-files-chunk2"])
+@pytest.fixture(params=["neo4j", "neo4j-chunk2"])
 def make_store(
     request: pytest.FixtureRequest, neo4j_driver: Driver
 ) -> Iterator[Callable[[], GraphStore]]:
-    """Fresh Neo4j stores. "neo4j" writes through the launcher's write procedures (required:
-    the test server is apexmem's own); "neo4j-files-chunk2" through the Cypher files, as on a
-    stock server, every table split into 2-row UNWINDs."""
-    files = request.param == "neo4j-files-chunk2"
-    with store_maker(neo4j_driver, 2 if files else 5000, write_procedures=not files) as make:
+    """Fresh Neo4j stores; "neo4j-chunk2" splits every table into 2-row UNWINDs."""
+    with store_maker(neo4j_driver, 2 if request.param == "neo4j-chunk2" else 5000) as make:
         yield make
-
-
-@pytest.fixture(params=[True, False], ids=["procedures", "files"])
-def write_procedures(request: pytest.FixtureRequest) -> bool:
-    """Both write paths: the launcher's procedures (required) and the Cypher files."""
-    return bool(request.param)
 
 
 @pytest.fixture
@@ -78,9 +65,9 @@ def store(make_store: Callable[[], GraphStore]) -> GraphStore:
 
 
 @pytest.fixture
-def neo4j_store(neo4j_driver: Driver, write_procedures: bool) -> Neo4jGraphStore:
-    """One fresh store with the default chunking, for the Neo4j-specific tests (both paths)."""
+def neo4j_store(neo4j_driver: Driver) -> Neo4jGraphStore:
+    """One fresh store with the default chunking, for the Neo4j-specific tests."""
     wipe(neo4j_driver)
-    store = Neo4jGraphStore(neo4j_driver, clock=FakeClock(), write_procedures=write_procedures)
+    store = Neo4jGraphStore(neo4j_driver, clock=FakeClock())
     store.init_schema()
     return store

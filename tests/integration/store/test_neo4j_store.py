@@ -12,14 +12,13 @@ from typing import Any
 
 import pytest
 from neo4j import Driver, GraphDatabase
-from neo4j import exceptions as neo4j_errors
 
 from apexmem_neo.errors import ServiceUnavailableError
 from apexmem_neo.ontology import Entity, Fact, GraphBatch, Session, Turn
 from apexmem_neo.store import StoreCounts, StoreError, StoreNotReadyError, columns
 from apexmem_neo.store.bulk import write_batches
 from apexmem_neo.store.columns import COLUMNS
-from apexmem_neo.store.neo4j import Neo4jGraphStore, cypher_files, procedures
+from apexmem_neo.store.neo4j import Neo4jGraphStore, cypher_files
 from apexmem_neo.store.neo4j.store import (
     CREATE_NEW,
     EXISTING_QUERIES,
@@ -190,11 +189,9 @@ def test_turns_form_one_next_chain_whatever_the_write_order(neo4j_store: Neo4jGr
 # ---- idempotence and atomicity ----
 
 
-def test_rewriting_a_large_batch_adds_nothing(neo4j_driver: Driver, write_procedures: bool) -> None:
+def test_rewriting_a_large_batch_adds_nothing(neo4j_driver: Driver) -> None:
     wipe(neo4j_driver)
-    store = Neo4jGraphStore(
-        neo4j_driver, clock=FakeClock(), chunk_rows=100, write_procedures=write_procedures
-    )
+    store = Neo4jGraphStore(neo4j_driver, clock=FakeClock(), chunk_rows=100)
     store.init_schema()
     batch = big_batch(1000)
     store.write(batch)
@@ -230,13 +227,11 @@ def proxy(neo4j_driver: Driver) -> Iterator[CuttingProxy]:
 
 
 def test_lost_connection_mid_batch_is_clear_and_a_retry_adds_no_duplicates(
-    neo4j_store: Neo4jGraphStore, proxy: CuttingProxy, write_procedures: bool
+    neo4j_store: Neo4jGraphStore, proxy: CuttingProxy
 ) -> None:
     uri = f"bolt://127.0.0.1:{proxy.port}"
     driver = GraphDatabase.driver(uri, auth=None, max_transaction_retry_time=0.5)
-    cut_store = Neo4jGraphStore(
-        driver, clock=FakeClock(), chunk_rows=50, write_procedures=write_procedures
-    )
+    cut_store = Neo4jGraphStore(driver, clock=FakeClock(), chunk_rows=50)
     cut_store.init_schema()
     batch = big_batch(2000)  # 40 UNWIND chunks of ~20 KB each
     proxy.cut_after(100_000)
@@ -309,9 +304,6 @@ def test_every_store_query_file_loads_and_is_allow_listed() -> None:
         *(plan.existing for plan in CREATE_NEW.values()),
         *(plan.links for plan in CREATE_NEW.values() if plan.links),
         *("link_turns", "get_entity", "find_entities", "get_event", "write_participants_new"),
-        procedures.NODE_QUERY,
-        procedures.RELATIONSHIP_QUERY,
-        procedures.PRESENT_QUERY,
     }
     assert store_queries <= set(cypher_files.query_names())
     for name in store_queries:
@@ -351,14 +343,10 @@ def _graph_shape(driver: Driver) -> list[dict[str, Any]]:
     )
 
 
-def test_partly_stored_batch_creates_only_the_new_rows(
-    neo4j_driver: Driver, write_procedures: bool
-) -> None:
-    """Both fast paths: a batch overlapping the store adds exactly the missing rows."""
+def test_partly_stored_batch_creates_only_the_new_rows(neo4j_driver: Driver) -> None:
+    """The CREATE fast path: a batch overlapping the store adds exactly the missing rows."""
     wipe(neo4j_driver)
-    store = Neo4jGraphStore(
-        neo4j_driver, clock=FakeClock(), chunk_rows=7, write_procedures=write_procedures
-    )
+    store = Neo4jGraphStore(neo4j_driver, clock=FakeClock(), chunk_rows=7)
     store.init_schema()
     full = conversation_batch()
     store.write(full)
@@ -403,11 +391,9 @@ def _facts_missing_a_link(driver: Driver) -> int:
     return int(row["n"])
 
 
-def test_two_writers_bulk_load_every_fact_once_with_its_links(
-    neo4j_driver: Driver, write_procedures: bool
-) -> None:
+def test_two_writers_bulk_load_every_fact_once_with_its_links(neo4j_driver: Driver) -> None:
     wipe(neo4j_driver)
-    store = Neo4jGraphStore(neo4j_driver, write_procedures=write_procedures)
+    store = Neo4jGraphStore(neo4j_driver)
     store.init_schema()
     batches = list(generate(Spec(n_facts=6000, n_entities=60, batch_facts=500)))
     report = write_batches(store, batches, writers=2)
@@ -422,12 +408,12 @@ def test_two_writers_bulk_load_every_fact_once_with_its_links(
 
 
 def test_two_bulk_loads_of_the_same_batches_at_once_store_each_fact_once(
-    neo4j_driver: Driver, write_procedures: bool
+    neo4j_driver: Driver,
 ) -> None:
     """Both loads race to CREATE the same facts: the loser's batch rolls back on the fact_id
     constraint and is re-run with MERGE, so nothing is duplicated and nothing is lost."""
     wipe(neo4j_driver)
-    store = Neo4jGraphStore(neo4j_driver, write_procedures=write_procedures)
+    store = Neo4jGraphStore(neo4j_driver)
     store.init_schema()
     head, *rest = list(generate(Spec(n_facts=4000, n_entities=40, batch_facts=400)))
     store.write(head)
@@ -452,69 +438,3 @@ def test_two_bulk_loads_of_the_same_batches_at_once_store_each_fact_once(
         "MATCH ()-[r:ASSERTS]->(f:Fact) WITH f, count(r) AS n WHERE n > 1 RETURN count(f) AS n",
     )
     assert dupes["n"] == 0
-
-
-# ---- the two write paths: the launcher's procedures and the Cypher files ----
-
-
-def _graph_dump(driver: Driver) -> tuple[list[Any], list[Any]]:
-    """Every node (labels, properties) and relationship (type, ends' labels and properties,
-    own properties), sorted: two graphs are equal when their dumps are."""
-    nodes = rows(driver, "MATCH (n) RETURN labels(n) AS labels, properties(n) AS p")
-    rels = rows(
-        driver,
-        "MATCH (a)-[r]->(b) RETURN type(r) AS type, labels(a) AS a_labels, properties(a) AS a,"
-        " labels(b) AS b_labels, properties(b) AS b, properties(r) AS p",
-    )
-    return sorted(map(repr, nodes)), sorted(map(repr, rels))
-
-
-def test_both_write_paths_build_the_same_graph(neo4j_driver: Driver) -> None:
-    batches = [conversation_batch(), *generate(Spec(n_facts=600, n_entities=20, batch_facts=90))]
-    dumps = []
-    for write_procedures, chunk_rows in ((True, 3), (False, 5000)):
-        wipe(neo4j_driver)
-        store = Neo4jGraphStore(
-            neo4j_driver,
-            clock=FakeClock(),
-            chunk_rows=chunk_rows,
-            write_procedures=write_procedures,
-        )
-        store.init_schema()
-        assert store.write_path == ("procedures" if write_procedures else "cypher")
-        for batch in batches:
-            store.write(batch)
-        dumps.append(_graph_dump(neo4j_driver))
-    assert dumps[0] == dumps[1]
-    assert len(dumps[0][0]) > 600 and len(dumps[0][1]) > 1800  # facts + 3 links each, at least
-
-
-def test_a_server_without_the_procedures_gets_the_cypher_files(
-    neo4j_driver: Driver, monkeypatch: pytest.MonkeyPatch
-) -> None:
-    """Asked for one procedure this server lacks (as a stock Neo4j lacks both): by default
-    the store writes through the files; requiring procedures fails at init_schema, naming them."""
-    wipe(neo4j_driver)
-    wanted = (*procedures.PROCEDURE_NAMES, "apexmem.notRegistered")
-    monkeypatch.setattr(procedures, "PROCEDURE_NAMES", wanted)
-    store = Neo4jGraphStore(neo4j_driver, clock=FakeClock())
-    store.init_schema()
-    assert store.write_path == "cypher"
-    store.write(conversation_batch())
-    assert store.counts().facts == len(conversation_batch().facts)
-    strict = Neo4jGraphStore(neo4j_driver, write_procedures=True)
-    with pytest.raises(StoreError, match="apexmem.notRegistered"):
-        strict.init_schema()
-
-
-def test_procedure_rejects_a_fact_about_a_missing_entity_and_stores_nothing(
-    neo4j_store: Neo4jGraphStore,
-) -> None:
-    """The store checks references first; called directly, the procedure fails with the
-    missing node named, and its transaction leaves nothing behind."""
-    driver = neo4j_store.driver
-    row = {"fact_id": "fact_x", "entity_id": "ent_missing", "property_id": "prop_missing"}
-    params = procedures.node_parameters("facts", [row])
-    with pytest.raises(neo4j_errors.ClientError, match="no :Entity with entity_id = ent_missing"):
-        driver.execute_query(cypher_files.query(procedures.NODE_QUERY), params)
-    assert neo4j_store.counts() == StoreCounts()

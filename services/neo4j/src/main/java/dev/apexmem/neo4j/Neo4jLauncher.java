@@ -9,10 +9,7 @@ import org.neo4j.configuration.connectors.HttpsConnector;
 import org.neo4j.configuration.helpers.SocketAddress;
 import org.neo4j.dbms.api.DatabaseManagementService;
 import org.neo4j.dbms.api.DatabaseManagementServiceBuilder;
-import org.neo4j.internal.kernel.api.exceptions.ProcedureException;
 import org.neo4j.io.ByteUnit;
-import org.neo4j.kernel.api.procedure.GlobalProcedures;
-import org.neo4j.kernel.internal.GraphDatabaseAPI;
 import org.neo4j.logging.Level;
 import org.neo4j.logging.log4j.Log4jLogProvider;
 
@@ -43,8 +40,7 @@ public final class Neo4jLauncher {
         DatabaseManagementService dbms;
         try {
             dbms = builder(home, host, port).setUserLogProvider(userLog).build();
-            registerProcedures(dbms);
-        } catch (RuntimeException | ProcedureException e) {
+        } catch (RuntimeException e) {
             System.err.println(NAME + " failed to start: " + e);
             e.printStackTrace();
             System.exit(1);
@@ -62,14 +58,6 @@ public final class Neo4jLauncher {
         System.out.println(NAME + " ready on bolt://" + host + ":" + port);
         System.out.flush();
         hookDone.await();
-    }
-
-    /** The store's bulk write procedures (WriteProcedures), for every database of the DBMS. */
-    static void registerProcedures(DatabaseManagementService dbms) throws ProcedureException {
-        GraphDatabaseAPI system = (GraphDatabaseAPI) dbms.database(GraphDatabaseSettings.SYSTEM_DATABASE_NAME);
-        system.getDependencyResolver()
-                .resolveDependency(GlobalProcedures.class)
-                .registerProcedure(WriteProcedures.class);
     }
 
     static DatabaseManagementServiceBuilder builder(Path home, String host, int port) {
