@@ -190,12 +190,13 @@ def query_plans(store: GraphStore, pick: dict[str, Any]) -> dict[str, dict[str, 
 
 WARMUP_LOADS = {"neo4j": 15, "sqlite": 0}
 """Untimed loads of the smallest size before the first timed one, kept out of the results.
-The Neo4j server is a JVM whose JIT compiles the write path during the first loads: on a
-new server (two writers, 10k facts, 2026-12-02) successive loads ran 2.0k, 4.2k, 5.7k, 6.1k,
-6.6k, 8.1k, 8.7k, 7.3k, then 9.5k-10.3k for loads 9-13 and a median ~12k for loads 14-30.
-With 3 warm-ups the smallest size measured that climb (6.5k), not the store; 15 (~40 s)
-reach the plateau a long-running server works at. Their rates are kept in the results JSON
-("warmup") and printed, so the cold-start figures stay in view. SQLite needs none."""
+The Neo4j server is a JVM whose JIT compiles the write path during the first loads. In this
+benchmark's run on a new server (``--private-neo4j``, two writers, 2026-12-02, 38b7265) the
+15 warm-up loads of 10k facts ran 2.0k, 4.8k, 4.9k, 6.7k, 6.3k, 7.9k, then 5.1k-8.0k, and
+the timed ones 7.6k-9.0k; a scratch run of 30 loads on another new server climbed to
+9.5k-10.3k by loads 9-13 and a median ~12k over loads 14-30. Three warm-ups (the earlier
+default) left the smallest size measuring that climb. Their rates are kept in the results
+JSON ("warmup") and printed, so the cold-start figures stay in view. SQLite needs none."""
 WARMUP_ATTEMPTS_FROM = 100
 """Warm-up loads count their attempts from here, so their SQLite files differ from the
 timed loads' (``open_store`` names a file per size and attempt)."""
