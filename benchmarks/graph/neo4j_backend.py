@@ -69,9 +69,9 @@ def private_server(settings: Settings) -> Iterator[str]:
     """The benchmark's own Neo4j on a new, empty data directory (under
     ``$APEXMEM_HOME/bench-neo4j``, removed first), started here and stopped at the end; its
     URI becomes NEO4J_URI for this process. A store's files and indexes keep their size after
-    a wipe, so on a long-lived data directory every load writes into stores grown by the loads
-    before it (here: 1.5 GB of index files around a 10k-fact graph); a new one measures what a
-    first load meets. Nothing of the shared server is touched."""
+    a wipe (freed pages are reused, not returned), so on a long-lived data directory every
+    load writes into files grown by the loads before it; a new one measures what a first load
+    meets. Nothing of the shared server is touched."""
     home = settings.apexmem_home / "bench-neo4j"
     service = private_neo4j(settings.apexmem_home, home, BENCH_NEO4J_PORT)
     if service.status().state is not ServiceState.STOPPED:
