@@ -334,11 +334,20 @@ def main(argv: list[str] | None = None) -> None:
         " 7799, stopped at the end) instead of wiping the one at NEO4J_URI",
     )
     args = parser.parse_args(argv)
+    if args.private_neo4j and args.backend != "neo4j":
+        parser.error("--private-neo4j needs --backend neo4j")
     with ExitStack() as stack:
         if args.private_neo4j and args.backend == "neo4j":
             module: Any = importlib.import_module("benchmarks.graph.neo4j_backend")
             stack.enter_context(module.private_server(Settings()))
         run(args)
+
+
+def _neo4j_server(args: argparse.Namespace) -> str | None:
+    """Which Neo4j the results come from (None for SQLite)."""
+    if args.backend != "neo4j":
+        return None
+    return "private, new data directory" if args.private_neo4j else "NEO4J_URI, wiped"
 
 
 def run(args: argparse.Namespace) -> None:
@@ -372,7 +381,7 @@ def run(args: argparse.Namespace) -> None:
         "backend": args.backend,
         "writers": args.writers,
         "warmup": warmup,
-        "neo4j": "private, new data directory" if args.private_neo4j else "NEO4J_URI, wiped",
+        "neo4j": _neo4j_server(args),
         "results": results,
     }
     out.write_text(json.dumps(payload, indent=2) + "\n")

@@ -34,6 +34,7 @@ def test_tiny_sqlite_run_writes_warmup_and_per_load_steal(
     assert payload["warmup"]["size"] == 2000
     assert len(payload["warmup"]["loads_facts_per_s"]) == 2
     assert all(rate > 0 for rate in payload["warmup"]["loads_facts_per_s"])
+    assert payload["neo4j"] is None
     (result,) = payload["results"]
     assert result["ingest"]["facts"] == 2000
     assert len(result["ingest"]["loads_facts_per_s"]) == bench.load_attempts(2000)
@@ -41,6 +42,13 @@ def test_tiny_sqlite_run_writes_warmup_and_per_load_steal(
         steal = result["ingest"]["cpu_steal_pct"]
         assert steal is None or 0 <= steal <= 100  # None: the write took under a jiffy
     assert all(plan["uses_index"] for plan in result["plans"].values())
+
+
+def test_private_neo4j_is_refused_for_sqlite(capsys: pytest.CaptureFixture[str]) -> None:
+    with pytest.raises(SystemExit) as exit_info:
+        bench.main(["--backend", "sqlite", "--private-neo4j"])
+    assert exit_info.value.code == 2
+    assert "--private-neo4j needs --backend neo4j" in capsys.readouterr().err
 
 
 @pytest.mark.parametrize("n_facts", [10_000, 100_000])
