@@ -19,8 +19,14 @@ from benchmarks.graph.neo4j_backend import BENCH_NEO4J_PORT
 pytestmark = [pytest.mark.integration, pytest.mark.neo4j]
 
 
-def _node_count(driver: Driver) -> int:
-    records, _, _ = driver.execute_query("MATCH (n) RETURN count(n) AS n")
+CANARY = "prop_bench_canary"
+"""A store node on the shared server: a benchmark that wiped that server would delete it."""
+
+
+def _canary_count(driver: Driver) -> int:
+    records, _, _ = driver.execute_query(
+        "MATCH (p:Property {property_id: $id}) RETURN count(p) AS n", id=CANARY
+    )
     return int(records[0]["n"])
 
 
@@ -28,17 +34,16 @@ def test_private_neo4j_run_loads_queries_and_leaves_the_shared_server_alone(
     neo4j_driver: Driver, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     driver = neo4j_driver
-    driver.execute_query("CREATE (:BenchCanary {at: 1})")  # so the shared graph is not empty
+    driver.execute_query("MERGE (:Property {property_id: $id, name: 'bench_canary'})", id=CANARY)
     try:
-        before = _node_count(driver)
         monkeypatch.setattr(bench, "RESULTS", tmp_path / "results")
         bench.main(
             ["--backend", "neo4j", "--sizes", "6000", "--samples", "10", "--warmup-loads", "1",
              "--writers", "2", "--private-neo4j"]
         )  # fmt: skip
-        assert _node_count(driver) == before
+        assert _canary_count(driver) == 1
     finally:
-        driver.execute_query("MATCH (n:BenchCanary) DELETE n")
+        driver.execute_query("MATCH (p:Property {property_id: $id}) DELETE p", id=CANARY)
     payload = json.loads((tmp_path / "results" / "graph_neo4j_2writers.json").read_text())
     assert payload["neo4j"] == "private, new data directory"
     (result,) = payload["results"]

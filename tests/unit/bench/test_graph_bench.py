@@ -3,11 +3,13 @@
 from __future__ import annotations
 
 import json
+from collections import Counter
 from pathlib import Path
 
 import pytest
 
 from benchmarks.graph import bench
+from benchmarks.graph.generate import Spec, generate
 
 
 def test_steal_percent_is_the_share_of_all_cpu_time() -> None:
@@ -55,10 +57,6 @@ def test_private_neo4j_is_refused_for_sqlite(capsys: pytest.CaptureFixture[str])
 def test_generated_shape_is_the_documented_one_at_every_size(n_facts: int) -> None:
     """Events assert 2-6 facts (an entity's last event may be cut short) and every
     (entity, property) pair collects several facts, also at 10 facts per entity."""
-    from collections import Counter
-
-    from benchmarks.graph.generate import Spec, generate
-
     per_event: Counter[str] = Counter()
     per_pair: Counter[tuple[str, str]] = Counter()
     events = set()
