@@ -337,7 +337,7 @@ def main(argv: list[str] | None = None) -> None:
     if args.private_neo4j and args.backend != "neo4j":
         parser.error("--private-neo4j needs --backend neo4j")
     with ExitStack() as stack:
-        if args.private_neo4j and args.backend == "neo4j":
+        if args.private_neo4j:  # only with --backend neo4j (checked above)
             module: Any = importlib.import_module("benchmarks.graph.neo4j_backend")
             stack.enter_context(module.private_server(Settings()))
         run(args)
