@@ -35,9 +35,11 @@ class AnswerFromTranscript(dspy.Signature):  # type: ignore[misc]
     the line's date. If the lines do not say, answer "Not mentioned in the conversation".
     Give a short answer (a date as it is best known) and cite the turn ids it rests on."""
 
-    question: str = dspy.InputField()
-    question_date: str = dspy.InputField(desc="the date the question is asked on")
+    # The transcript comes first: the full-context transcript is the same for every question,
+    # so consecutive answers share a ~7k-token prompt prefix the LLM server keeps cached.
     transcript: str = dspy.InputField(desc="conversation lines, oldest first")
+    question_date: str = dspy.InputField(desc="the date the question is asked on")
+    question: str = dspy.InputField()
     answer: str = dspy.OutputField(desc="short answer")
     evidence_turn_ids: list[str] = dspy.OutputField(desc="turn ids supporting the answer")
 

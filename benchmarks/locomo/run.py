@@ -5,9 +5,9 @@ Steps: (1) ingest the conversation (or its first --sessions) with the constructi
 into a kept store (--db; a second run reuses it, the checkpoint skips done turns) and index
 it for search; (2) for each system and question (questions whose gold evidence lies in the
 ingested sessions; --categories, --limit) answer with the question date set to the
-conversation's last session date, judge (LLM, temperature 0) and score token F1, appending
-one JSON line per answer (resumable: answered questions are skipped); (3) aggregate into
-JSON, a markdown table and PNG plots.
+conversation's last session date, then judge those answers (LLM, temperature 0) and score
+token F1, appending one JSON line per answer (resumable: answered and judged questions are
+skipped); (3) aggregate into JSON, a markdown table and PNG plots.
 
 Usage (from the repo root):
     .venv/bin/python -m benchmarks.locomo.run --sessions 2 --limit 20
@@ -178,20 +178,43 @@ def ask_all(
     judge: Judge,
     jsonl: Path,
 ) -> None:
+    """Per system, answer every question first, then judge those answers. A system's calls run
+    back to back so the LLM server's prompt cache keeps the prefix they share (for
+    full_context the whole ~7k-token transcript; a judge call in between evicted it, and each
+    answer re-read it: ~60 s instead of a few). Answers wait in ``<jsonl stem>.answers.jsonl``
+    until judged, so an interrupted run resumes either pass."""
+    answers = jsonl.with_suffix(".answers.jsonl")
     # answers are reused only when they came from this very memory (same store file)
-    done = {(r["system"], r["qid"]) for r in read_jsonl(jsonl) if r.get("db") == systems.db}
-    total = len(names) * len(questions)
-    for i, (system, q) in enumerate(((s, q) for s in names for q in questions), start=1):
-        if (system, q.qid) in done:
-            continue
-        record = {**_record(system, q, systems.answer(system, q, qdate), judge), "db": systems.db}
-        append_jsonl(jsonl, record)
-        mark = {True: "[green]CORRECT", False: "[red]WRONG", None: "[yellow]JUDGE?"}
-        console.print(
-            f"{i}/{total} {system} {q.qid} c{q.category} {mark[record['correct']]}[/] "
-            f"{record['seconds']:.1f}s  {q.question[:60]!r} -> {record['answer'][:60]!r}",
-            highlight=False,
-        )
+    judged = {(r["system"], r["qid"]) for r in read_jsonl(jsonl) if r.get("db") == systems.db}
+    waiting = {
+        (r["system"], r["qid"]): r["got"] for r in read_jsonl(answers) if r.get("db") == systems.db
+    }
+    for system in names:
+        todo = [q for q in questions if (system, q.qid) not in judged]
+        for n, q in enumerate(todo, start=1):
+            if (system, q.qid) not in waiting:
+                waiting[(system, q.qid)] = _answer(systems, system, q, qdate, answers)
+                _progress("answered", system, n, len(todo), q, waiting[(system, q.qid)]["answer"])
+        for n, q in enumerate(todo, start=1):
+            record = {**_record(system, q, waiting[(system, q.qid)], judge), "db": systems.db}
+            append_jsonl(jsonl, record)
+            verdict = {True: "CORRECT", False: "WRONG", None: "JUDGE?"}[record["correct"]]
+            _progress("judged", system, n, len(todo), q, verdict)
+
+
+def _answer(
+    systems: Systems, system: str, q: LocomoQuestion, qdate: str, answers: Path
+) -> dict[str, Any]:
+    got = systems.answer(system, q, qdate)
+    append_jsonl(answers, {"system": system, "qid": q.qid, "db": systems.db, "got": got})
+    return got
+
+
+def _progress(step: str, system: str, n: int, total: int, q: LocomoQuestion, said: str) -> None:
+    console.print(
+        f"{system} {step} {n}/{total} {q.qid} c{q.category} {q.question[:60]!r} -> {said[:60]!r}",
+        highlight=False,
+    )
 
 
 def _notes(systems: Systems, setup: dict[str, Any], names: list[str]) -> list[str]:
@@ -207,6 +230,8 @@ def _notes(systems: Systems, setup: dict[str, Any], names: list[str]) -> list[st
         notes.append(f"rag: top-{systems.args.rag_k} turns from the hybrid search layer, one call")
     return [
         *notes,
+        "each system answers all its questions back to back, judged after, so the LLM "
+        "server's prompt cache keeps the prefix its calls share (full_context: the transcript)",
         "tool output tokens are estimated at 4 characters per token; construction tokens are "
         "the ingest's total divided by the questions asked",
         f"judge: {setup['judge_model']} at temperature 0 (CORRECT/WRONG); F1 is LOCOMO's token F1",

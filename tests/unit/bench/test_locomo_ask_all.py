@@ -1,0 +1,103 @@
+"""The LOCOMO harness's question loop: per system all answers first, then the judge, and an
+interrupted run resumes without asking or judging anything twice. The systems and the judge
+are plain fakes (control flow only; tests/integration/bench/test_locomo_llm.py runs the real
+ones through the local model)."""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from apexmem_neo.llm.lm import SchemaJSONAdapter
+from benchmarks.locomo.baselines import AnswerFromTranscript
+from benchmarks.locomo.data import LocomoQuestion
+from benchmarks.locomo.judge import Verdict
+from benchmarks.locomo.run import ask_all
+from benchmarks.memory import read_jsonl
+
+QUESTIONS = [
+    LocomoQuestion(qid=f"c:q{i}", category=1, question=f"question {i}?", gold=f"gold {i}")
+    for i in range(3)
+]
+
+
+class FakeSystems:
+    db = "/tmp/fake.sqlite"
+
+    def __init__(self, log: list[str]) -> None:
+        self.log = log
+
+    def answer(self, system: str, q: LocomoQuestion, qdate: str) -> dict[str, Any]:
+        self.log.append(f"answer {system} {q.qid}")
+        return {"answer": f"gold {q.qid[-1]}", "cited": [], "seconds": 1.0, "tokens": {},
+                "tool_calls": 0, "tools": {}, "llm_calls": 1, "tool_output_chars": 0,
+                "error": None}  # fmt: skip
+
+
+class FakeJudge:
+    def __init__(self, log: list[str], fail_at: int | None = None) -> None:
+        self.log, self.fail_at = log, fail_at
+
+    def __call__(self, question: str, gold: str, answer: str) -> Verdict:
+        if self.fail_at is not None and len([e for e in self.log if "judge" in e]) == self.fail_at:
+            raise KeyboardInterrupt  # the run is stopped mid-way through the judging
+        self.log.append(f"judge {question}")
+        return Verdict(correct=answer == gold, raw="CORRECT")
+
+
+def test_each_system_answers_every_question_before_its_judging(tmp_path: Path) -> None:
+    log: list[str] = []
+    jsonl = tmp_path / "locomo_t.jsonl"
+    ask_all(FakeSystems(log), ["agent", "rag"], QUESTIONS, "2023-10-22", FakeJudge(log), jsonl)  # type: ignore[arg-type]
+    assert log == [
+        *(f"answer agent c:q{i}" for i in range(3)),
+        *(f"judge question {i}?" for i in range(3)),
+        *(f"answer rag c:q{i}" for i in range(3)),
+        *(f"judge question {i}?" for i in range(3)),
+    ]
+    records = read_jsonl(jsonl)
+    assert [(r["system"], r["qid"]) for r in records] == [
+        (s, q.qid) for s in ("agent", "rag") for q in QUESTIONS
+    ]
+    assert all(r["correct"] is True and r["db"] == FakeSystems.db for r in records)
+
+
+def test_an_interrupted_run_resumes_without_asking_or_judging_twice(tmp_path: Path) -> None:
+    jsonl = tmp_path / "locomo_t.jsonl"
+    first: list[str] = []
+    with pytest.raises(KeyboardInterrupt):
+        ask_all(FakeSystems(first), ["agent"], QUESTIONS, "d", FakeJudge(first, fail_at=1), jsonl)  # type: ignore[arg-type]
+    assert first == [*(f"answer agent c:q{i}" for i in range(3)), "judge question 0?"]
+    assert len(read_jsonl(jsonl)) == 1
+    assert len(read_jsonl(jsonl.with_suffix(".answers.jsonl"))) == 3
+
+    second: list[str] = []
+    ask_all(FakeSystems(second), ["agent"], QUESTIONS, "d", FakeJudge(second), jsonl)  # type: ignore[arg-type]
+    assert second == ["judge question 1?", "judge question 2?"]  # no answer asked again
+    assert [r["qid"] for r in read_jsonl(jsonl)] == ["c:q0", "c:q1", "c:q2"]
+
+
+def test_answers_of_another_store_are_not_reused(tmp_path: Path) -> None:
+    jsonl = tmp_path / "locomo_t.jsonl"
+    ask_all(FakeSystems([]), ["agent"], QUESTIONS[:1], "d", FakeJudge([]), jsonl)  # type: ignore[arg-type]
+    log: list[str] = []
+    other = FakeSystems(log)
+    other.db = "/tmp/other.sqlite"
+    ask_all(other, ["agent"], QUESTIONS[:1], "d", FakeJudge(log), jsonl)  # type: ignore[arg-type]
+    assert log == ["answer agent c:q0", "judge question 0?"]
+
+
+def test_the_transcript_leads_the_prompt_so_questions_share_its_prefix() -> None:
+    def user_message(question: str) -> str:
+        inputs = {"transcript": "[D1:1] 2023-05-08 A: hi", "question_date": "2023-10-22",
+                  "question": question}  # fmt: skip
+        messages = SchemaJSONAdapter().format(AnswerFromTranscript, demos=[], inputs=inputs)
+        return str(messages[-1]["content"])
+
+    first, second = user_message("Where?"), user_message("When?")
+    shared = os.path.commonprefix([first, second])
+    assert "[D1:1] 2023-05-08 A: hi" in shared and "2023-10-22" in shared
+    assert first.index("transcript") < first.index("question_date") < first.index("Where?")
