@@ -12,8 +12,9 @@ Usage (from the repo root):
     .venv/bin/python -m benchmarks.temporal.run --conversations 3
     .venv/bin/python -m benchmarks.temporal.run --model anthropic/claude-3-5-haiku-latest \
         --tag haiku
-Output: benchmarks/results/temporal[_TAG].{json,jsonl,md,png}. Resumable: the store keeps
-its checkpoint and answered questions are skipped.
+Output: benchmarks/results/temporal[_TAG].{json,jsonl,md,png}; stores under --work-dir.
+Resumable: the store keeps its checkpoint, and per memory all questions are answered first
+(kept in temporal[_TAG].answers.jsonl) and judged after, each pass skipping what is done.
 """
 
 from __future__ import annotations
@@ -70,6 +71,7 @@ def _args(argv: list[str] | None) -> argparse.Namespace:
     p.add_argument("--max-iters", type=int, default=AgentConfig().max_iters)
     p.add_argument("--tag", default="")
     p.add_argument("--out-dir", type=Path, default=RESULTS)
+    p.add_argument("--work-dir", type=Path, default=WORK, help="where the stores are kept")
     return p.parse_args(argv)
 
 
@@ -84,20 +86,64 @@ def exact_match(answer: str, forms: list[str]) -> bool:
     return any(f" {normalise(form)} " in padded for form in forms if normalise(form))
 
 
-def _ask(
-    agent: MemoryAgent, mode: str, conv: Conversation, q: TemporalQuestion, judge: Judge | None
-) -> dict[str, Any]:
+def _answer(agent: MemoryAgent, conv: Conversation, q: TemporalQuestion) -> dict[str, Any]:
     res = agent.ask(q.question, conv.question_date)
-    exact = exact_match(res.answer, q.gold_forms)
-    verdict = judge(q.question, q.gold, res.answer) if judge else Verdict(correct=exact)
+    return {
+        "answer": res.answer, "seconds": res.seconds, "tokens": res.tokens,
+        "tool_calls": res.tool_calls, "agent_mode": res.mode, "error": res.error,
+    }  # fmt: skip
+
+
+def _grade(
+    mode: str, q: TemporalQuestion, got: dict[str, Any], judge: Judge | None
+) -> dict[str, Any]:
+    exact = exact_match(got["answer"], q.gold_forms)
+    verdict = judge(q.question, q.gold, got["answer"]) if judge else Verdict(correct=exact)
     return {
         "mode": mode, "qid": q.qid, "kind": q.kind, "attribute": q.attribute,
-        "question": q.question, "gold": q.gold, "answer": res.answer,
+        "question": q.question, "gold": q.gold, "answer": got["answer"],
         "correct": verdict.correct, "judge_raw": verdict.raw, "judge_error": verdict.error,
-        "exact": exact, "seconds": res.seconds,
-        "tokens": res.tokens, "tool_calls": res.tool_calls, "agent_mode": res.mode,
-        "error": res.error,
+        "exact": exact, **{k: v for k, v in got.items() if k != "answer"},
     }  # fmt: skip
+
+
+def ask_all(
+    questions: list[tuple[Conversation, TemporalQuestion]],
+    dbs: dict[str, Path],
+    lm: Any,
+    config: AgentConfig,
+    judge: Judge | None,
+    jsonl: Path,
+) -> None:
+    """Per memory mode, answer every question first, then judge those answers: the agent's
+    calls run back to back so the LLM server's prompt cache keeps the prefix they share (a
+    judge call in between evicted it). Answers wait in ``<jsonl stem>.answers.jsonl`` until
+    judged; both passes resume, reusing only answers from the same store file."""
+    answers = jsonl.with_suffix(".answers.jsonl")
+    same_db = [r for r in read_jsonl(jsonl) if r.get("db") == str(dbs[r["mode"]])]
+    judged = {(r["mode"], r["qid"]) for r in same_db}
+    waiting = {
+        (r["mode"], r["qid"]): r["got"]
+        for r in read_jsonl(answers)
+        if r.get("db") == str(dbs[r["mode"]])
+    }
+    for mode, db in dbs.items():
+        todo = [(conv, q) for conv, q in questions if (mode, q.qid) not in judged]
+        with open_memory("sqlite", db, "unused") as mem:
+            agent = make_agent(mem, lm, config)
+            for conv, q in todo:
+                if (mode, q.qid) not in waiting:
+                    got = waiting[(mode, q.qid)] = _answer(agent, conv, q)
+                    append_jsonl(answers, {"mode": mode, "qid": q.qid, "db": str(db), "got": got})
+                    console.print(
+                        f"{mode} {q.qid} answered {got['seconds']:.1f}s {q.question!r} -> "
+                        f"{got['answer'][:60]!r} (gold {q.gold})",
+                        highlight=False,
+                    )
+        for _, q in todo:
+            record = {**_grade(mode, q, waiting[(mode, q.qid)], judge), "db": str(db)}
+            append_jsonl(jsonl, record)
+            console.print(f"{mode} {q.qid} judged {record['correct']} exact={record['exact']}")
 
 
 def summarize(records: list[dict[str, Any]]) -> dict[str, Any]:
@@ -164,7 +210,10 @@ def markdown(result: dict[str, Any]) -> str:
 
 def _prepare(args: argparse.Namespace, convs: list[Conversation], lm: Any) -> dict[str, Any]:
     """Ingest into the append-only store, materialise and index the overwrite copy."""
-    base = WORK / f"temporal-{args.seed}-n{args.conversations}-a{args.attributes}v{args.values}"
+    base = (
+        args.work_dir
+        / f"temporal-{args.seed}-n{args.conversations}-a{args.attributes}v{args.values}"
+    )
     append_db, overwrite_db = base.with_suffix(".sqlite"), Path(f"{base}-overwrite.sqlite")
     turns = [t for c in convs for t in c.turns()]
     with open_memory("sqlite", append_db, "unused") as mem:
@@ -194,24 +243,9 @@ def main(argv: list[str] | None = None) -> int:
     prep = _prepare(args, convs, lm)
     config = AgentConfig(mode=args.mode, max_iters=args.max_iters)
     kinds = set(args.kinds.split(","))
+    questions = [(c, q) for c in convs for q in c.questions if q.kind in kinds]
+    ask_all(questions, prep["dbs"], lm, config, judge, jsonl)
     dbs = {mode: str(path) for mode, path in prep["dbs"].items()}
-    # answers are reused only when they came from this very memory (same store file)
-    done = {(r["mode"], r["qid"]) for r in read_jsonl(jsonl) if r.get("db") == dbs[r["mode"]]}
-    for mode in MODES:
-        with open_memory("sqlite", prep["dbs"][mode], "unused") as mem:
-            agent = make_agent(mem, lm, config)
-            for conv in convs:
-                for q in conv.questions:
-                    if (mode, q.qid) in done or q.kind not in kinds:
-                        continue
-                    record = {**_ask(agent, mode, conv, q, judge), "db": dbs[mode]}
-                    append_jsonl(jsonl, record)
-                    console.print(
-                        f"{mode} {q.qid} {record['correct']} exact={record['exact']} "
-                        f"{record['seconds']:.1f}s {q.question!r} -> {record['answer'][:60]!r} "
-                        f"(gold {q.gold})",
-                        highlight=False,
-                    )
     wanted = {q.qid for c in convs for q in c.questions if q.kind in kinds}
     records = [r for r in read_jsonl(jsonl) if r["qid"] in wanted and r.get("db") == dbs[r["mode"]]]
     result = {
