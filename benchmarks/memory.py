@@ -13,7 +13,7 @@ import json
 import os
 import platform
 import shlex
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass
 from datetime import UTC, datetime
@@ -175,3 +175,39 @@ def read_jsonl(path: Path) -> list[dict[str, Any]]:
     if not path.is_file():
         return []
     return [json.loads(line) for line in path.read_text(encoding="utf-8").splitlines() if line]
+
+
+@dataclass
+class AnswerLog:
+    """One run's answers waiting for the judge (``<stem>.answers.jsonl``) and its judged records
+    (``<stem>.jsonl``), keyed by (``group``, qid) where ``group`` names the record field that
+    says which system or memory answered. Only rows from the store file that group uses now
+    count (``db_of(group) -> path``), so a rebuilt memory is asked again."""
+
+    jsonl: Path
+    group: str
+    db_of: Callable[[str], str]
+
+    @property
+    def answers(self) -> Path:
+        return self.jsonl.with_suffix(".answers.jsonl")
+
+    def records(self) -> list[dict[str, Any]]:
+        """The judged records of the current stores."""
+        return self._rows(self.jsonl)
+
+    def judged(self) -> set[tuple[str, str]]:
+        return {(r[self.group], r["qid"]) for r in self.records()}
+
+    def waiting(self) -> dict[tuple[str, str], dict[str, Any]]:
+        return {(r[self.group], r["qid"]): r["got"] for r in self._rows(self.answers)}
+
+    def save_answer(self, group: str, qid: str, got: dict[str, Any]) -> None:
+        row = {self.group: group, "qid": qid, "db": self.db_of(group), "got": got}
+        append_jsonl(self.answers, row)
+
+    def save_record(self, record: dict[str, Any]) -> None:
+        append_jsonl(self.jsonl, {**record, "db": self.db_of(record[self.group])})
+
+    def _rows(self, path: Path) -> list[dict[str, Any]]:
+        return [r for r in read_jsonl(path) if r.get("db") == self.db_of(r[self.group])]

@@ -47,14 +47,13 @@ from benchmarks.memory import (
     REPO,
     RESULTS,
     WORK,
+    AnswerLog,
     Memory,
-    append_jsonl,
     construction_cost,
     ingest,
     make_agent,
     open_memory,
     provenance,
-    read_jsonl,
     resolve_lm,
 )
 
@@ -107,7 +106,6 @@ class Systems:
     ) -> None:
         self.agent, self.answerer, self.memory, self.turns = agent, answerer, memory, turns
         self.args = args
-        self.db = str(args.db_path)
         self.dia = turn_dia_ids(turns)
         self.full = fit_recent(turns, args.context_tokens)
 
@@ -176,38 +174,26 @@ def ask_all(
     questions: list[LocomoQuestion],
     qdate: str,
     judge: Judge,
-    jsonl: Path,
+    log: AnswerLog,
 ) -> None:
     """Per system, answer every question first, then judge those answers. A system's calls run
     back to back so the LLM server's prompt cache keeps the prefix they share (for
     full_context the whole ~7k-token transcript; a judge call in between evicted it, and each
-    answer re-read it: ~60 s instead of a few). Answers wait in ``<jsonl stem>.answers.jsonl``
-    until judged, so an interrupted run resumes either pass."""
-    answers = jsonl.with_suffix(".answers.jsonl")
-    # answers are reused only when they came from this very memory (same store file)
-    judged = {(r["system"], r["qid"]) for r in read_jsonl(jsonl) if r.get("db") == systems.db}
-    waiting = {
-        (r["system"], r["qid"]): r["got"] for r in read_jsonl(answers) if r.get("db") == systems.db
-    }
+    answer re-read it: ~60 s instead of a few). Answers wait in ``log.answers`` until judged,
+    so an interrupted run resumes either pass."""
+    judged, waiting = log.judged(), log.waiting()
     for system in names:
         todo = [q for q in questions if (system, q.qid) not in judged]
         for n, q in enumerate(todo, start=1):
             if (system, q.qid) not in waiting:
-                waiting[(system, q.qid)] = _answer(systems, system, q, qdate, answers)
-                _progress("answered", system, n, len(todo), q, waiting[(system, q.qid)]["answer"])
+                waiting[(system, q.qid)] = got = systems.answer(system, q, qdate)
+                log.save_answer(system, q.qid, got)
+                _progress("answered", system, n, len(todo), q, got["answer"])
         for n, q in enumerate(todo, start=1):
-            record = {**_record(system, q, waiting[(system, q.qid)], judge), "db": systems.db}
-            append_jsonl(jsonl, record)
+            record = _record(system, q, waiting[(system, q.qid)], judge)
+            log.save_record(record)
             verdict = {True: "CORRECT", False: "WRONG", None: "JUDGE?"}[record["correct"]]
             _progress("judged", system, n, len(todo), q, verdict)
-
-
-def _answer(
-    systems: Systems, system: str, q: LocomoQuestion, qdate: str, answers: Path
-) -> dict[str, Any]:
-    got = systems.answer(system, q, qdate)
-    append_jsonl(answers, {"system": system, "qid": q.qid, "db": systems.db, "got": got})
-    return got
 
 
 def _progress(step: str, system: str, n: int, total: int, q: LocomoQuestion, said: str) -> None:
@@ -246,6 +232,7 @@ def main(argv: list[str] | None = None) -> int:
         return 0
     db, jsonl, stem = _paths(args)
     args.db_path = db
+    log = AnswerLog(jsonl, "system", lambda _: str(db))
     meta = provenance("benchmarks.locomo.run", argv)
     lm, model = resolve_lm(args.model, args.api_base, 512)
     judge_lm, judge_model = resolve_lm(args.judge_model or model, args.judge_api_base, 64)
@@ -263,13 +250,9 @@ def main(argv: list[str] | None = None) -> int:
         cost = construction_cost(mem.checkpoint)
         systems = Systems(make_agent(mem, lm, config), TranscriptAnswerer(lm), mem, turns, args)
         console.print(f"asking {len(questions)} questions x {names}; answers -> {jsonl}")
-        ask_all(systems, names, questions, qdate, Judge(judge_lm), jsonl)
+        ask_all(systems, names, questions, qdate, Judge(judge_lm), log)
     wanted = {q.qid for q in questions}
-    records = [
-        r
-        for r in read_jsonl(jsonl)
-        if r["qid"] in wanted and r["system"] in names and r.get("db") == str(db)
-    ]
+    records = [r for r in log.records() if r["qid"] in wanted and r["system"] in names]
     setup = {
         "conversation": args.conversation,
         "sessions": sorted({t.session_seq for t in turns}),

@@ -38,13 +38,12 @@ from benchmarks.locomo.metrics import accuracy, percentile
 from benchmarks.memory import (
     RESULTS,
     WORK,
-    append_jsonl,
+    AnswerLog,
     construction_cost,
     ingest,
     make_agent,
     open_memory,
     provenance,
-    read_jsonl,
     resolve_lm,
 )
 from benchmarks.temporal.generator import QUESTION_KINDS, Conversation, TemporalQuestion, generate
@@ -113,20 +112,13 @@ def ask_all(
     lm: Any,
     config: AgentConfig,
     judge: Judge | None,
-    jsonl: Path,
+    log: AnswerLog,
 ) -> None:
     """Per memory mode, answer every question first, then judge those answers: the agent's
     calls run back to back so the LLM server's prompt cache keeps the prefix they share (a
-    judge call in between evicted it). Answers wait in ``<jsonl stem>.answers.jsonl`` until
-    judged; both passes resume, reusing only answers from the same store file."""
-    answers = jsonl.with_suffix(".answers.jsonl")
-    same_db = [r for r in read_jsonl(jsonl) if r.get("db") == str(dbs[r["mode"]])]
-    judged = {(r["mode"], r["qid"]) for r in same_db}
-    waiting = {
-        (r["mode"], r["qid"]): r["got"]
-        for r in read_jsonl(answers)
-        if r.get("db") == str(dbs[r["mode"]])
-    }
+    judge call in between evicted it). Answers wait in ``log.answers`` until judged; both
+    passes resume, reusing only answers from the same store file."""
+    judged, waiting = log.judged(), log.waiting()
     for mode, db in dbs.items():
         todo = [(conv, q) for conv, q in questions if (mode, q.qid) not in judged]
         with open_memory("sqlite", db, "unused") as mem:
@@ -134,15 +126,15 @@ def ask_all(
             for conv, q in todo:
                 if (mode, q.qid) not in waiting:
                     got = waiting[(mode, q.qid)] = _answer(agent, conv, q)
-                    append_jsonl(answers, {"mode": mode, "qid": q.qid, "db": str(db), "got": got})
+                    log.save_answer(mode, q.qid, got)
                     console.print(
                         f"{mode} {q.qid} answered {got['seconds']:.1f}s {q.question!r} -> "
                         f"{got['answer'][:60]!r} (gold {q.gold})",
                         highlight=False,
                     )
         for _, q in todo:
-            record = {**_grade(mode, q, waiting[(mode, q.qid)], judge), "db": str(db)}
-            append_jsonl(jsonl, record)
+            record = _grade(mode, q, waiting[(mode, q.qid)], judge)
+            log.save_record(record)
             console.print(f"{mode} {q.qid} judged {record['correct']} exact={record['exact']}")
 
 
@@ -244,10 +236,10 @@ def main(argv: list[str] | None = None) -> int:
     config = AgentConfig(mode=args.mode, max_iters=args.max_iters)
     kinds = set(args.kinds.split(","))
     questions = [(c, q) for c in convs for q in c.questions if q.kind in kinds]
-    ask_all(questions, prep["dbs"], lm, config, judge, jsonl)
-    dbs = {mode: str(path) for mode, path in prep["dbs"].items()}
-    wanted = {q.qid for c in convs for q in c.questions if q.kind in kinds}
-    records = [r for r in read_jsonl(jsonl) if r["qid"] in wanted and r.get("db") == dbs[r["mode"]]]
+    log = AnswerLog(jsonl, "mode", lambda mode: str(prep["dbs"][mode]))
+    ask_all(questions, prep["dbs"], lm, config, judge, log)
+    wanted = {q.qid for _, q in questions}
+    records = [r for r in log.records() if r["qid"] in wanted]
     result = {
         "benchmark": "temporal", **meta, "model": model, "judge_model": judge_model,
         "setup": {"conversations": args.conversations, "seed": args.seed,

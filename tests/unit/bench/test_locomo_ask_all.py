@@ -7,16 +7,16 @@ from __future__ import annotations
 
 import os
 from pathlib import Path
-from typing import Any
+from typing import Any, cast
 
 import pytest
 
 from apexmem_neo.llm.lm import SchemaJSONAdapter
 from benchmarks.locomo.baselines import AnswerFromTranscript
 from benchmarks.locomo.data import LocomoQuestion
-from benchmarks.locomo.judge import Verdict
-from benchmarks.locomo.run import ask_all
-from benchmarks.memory import read_jsonl
+from benchmarks.locomo.judge import Judge, Verdict
+from benchmarks.locomo.run import Systems, ask_all
+from benchmarks.memory import AnswerLog, read_jsonl
 
 QUESTIONS = [
     LocomoQuestion(qid=f"c:q{i}", category=1, question=f"question {i}?", gold=f"gold {i}")
@@ -25,8 +25,6 @@ QUESTIONS = [
 
 
 class FakeSystems:
-    db = "/tmp/fake.sqlite"
-
     def __init__(self, log: list[str]) -> None:
         self.log = log
 
@@ -48,11 +46,26 @@ class FakeJudge:
         return Verdict(correct=answer == gold, raw="CORRECT")
 
 
+def ask(
+    calls: list[str],
+    jsonl: Path,
+    names: list[str],
+    questions: list[LocomoQuestion] = QUESTIONS,
+    db: str = "/tmp/fake.sqlite",
+    fail_at: int | None = None,
+) -> None:
+    """``ask_all`` with the fakes, logging their calls to ``calls``; ``db`` the store in use."""
+    log = AnswerLog(jsonl, "system", lambda _: db)
+    systems = cast(Systems, FakeSystems(calls))
+    judge = cast(Judge, FakeJudge(calls, fail_at))
+    ask_all(systems, names, questions, "2023-10-22", judge, log)
+
+
 def test_each_system_answers_every_question_before_its_judging(tmp_path: Path) -> None:
-    log: list[str] = []
+    calls: list[str] = []
     jsonl = tmp_path / "locomo_t.jsonl"
-    ask_all(FakeSystems(log), ["agent", "rag"], QUESTIONS, "2023-10-22", FakeJudge(log), jsonl)  # type: ignore[arg-type]
-    assert log == [
+    ask(calls, jsonl, ["agent", "rag"])
+    assert calls == [
         *(f"answer agent c:q{i}" for i in range(3)),
         *(f"judge question {i}?" for i in range(3)),
         *(f"answer rag c:q{i}" for i in range(3)),
@@ -62,32 +75,30 @@ def test_each_system_answers_every_question_before_its_judging(tmp_path: Path) -
     assert [(r["system"], r["qid"]) for r in records] == [
         (s, q.qid) for s in ("agent", "rag") for q in QUESTIONS
     ]
-    assert all(r["correct"] is True and r["db"] == FakeSystems.db for r in records)
+    assert all(r["correct"] is True and r["db"] == "/tmp/fake.sqlite" for r in records)
 
 
 def test_an_interrupted_run_resumes_without_asking_or_judging_twice(tmp_path: Path) -> None:
     jsonl = tmp_path / "locomo_t.jsonl"
     first: list[str] = []
     with pytest.raises(KeyboardInterrupt):
-        ask_all(FakeSystems(first), ["agent"], QUESTIONS, "d", FakeJudge(first, fail_at=1), jsonl)  # type: ignore[arg-type]
+        ask(first, jsonl, ["agent"], fail_at=1)
     assert first == [*(f"answer agent c:q{i}" for i in range(3)), "judge question 0?"]
     assert len(read_jsonl(jsonl)) == 1
     assert len(read_jsonl(jsonl.with_suffix(".answers.jsonl"))) == 3
 
     second: list[str] = []
-    ask_all(FakeSystems(second), ["agent"], QUESTIONS, "d", FakeJudge(second), jsonl)  # type: ignore[arg-type]
+    ask(second, jsonl, ["agent"])
     assert second == ["judge question 1?", "judge question 2?"]  # no answer asked again
     assert [r["qid"] for r in read_jsonl(jsonl)] == ["c:q0", "c:q1", "c:q2"]
 
 
 def test_answers_of_another_store_are_not_reused(tmp_path: Path) -> None:
     jsonl = tmp_path / "locomo_t.jsonl"
-    ask_all(FakeSystems([]), ["agent"], QUESTIONS[:1], "d", FakeJudge([]), jsonl)  # type: ignore[arg-type]
-    log: list[str] = []
-    other = FakeSystems(log)
-    other.db = "/tmp/other.sqlite"
-    ask_all(other, ["agent"], QUESTIONS[:1], "d", FakeJudge(log), jsonl)  # type: ignore[arg-type]
-    assert log == ["answer agent c:q0", "judge question 0?"]
+    ask([], jsonl, ["agent"], QUESTIONS[:1])
+    calls: list[str] = []
+    ask(calls, jsonl, ["agent"], QUESTIONS[:1], db="/tmp/other.sqlite")
+    assert calls == ["answer agent c:q0", "judge question 0?"]
 
 
 def test_the_transcript_leads_the_prompt_so_questions_share_its_prefix() -> None:
