@@ -12,6 +12,10 @@ FAST_ANSWER_DESC = (
 )
 QUESTION_DATE_DESC = "today: when the question is asked, not when things happened"
 ANSWER_DESC = "the short answer the question asks for: a name, a value, or a date (YYYY-MM-DD)"
+# Without a cap the 1.5B model listed turn ids without end (until max_tokens, ~50 s of
+# generation); LOCOMO's gold evidence is one to a few turns per question.
+MAX_EVIDENCE_TURNS = 5
+EVIDENCE_DESC = "turn ids supporting the answer (the few that matter most)"
 
 
 class AnswerFromContext(dspy.Signature):  # type: ignore[misc]
@@ -28,7 +32,9 @@ class AnswerFromContext(dspy.Signature):  # type: ignore[misc]
     time_hints: str = dspy.InputField(desc="time words of the question as explicit dates")
     context: str = dspy.InputField(desc="entities with their facts, and matching turns")
     answer: str = dspy.OutputField(desc=FAST_ANSWER_DESC)
-    evidence_turn_ids: list[str] = dspy.OutputField(desc="turn ids supporting the answer")
+    evidence_turn_ids: list[str] = dspy.OutputField(
+        desc=EVIDENCE_DESC, max_length=MAX_EVIDENCE_TURNS
+    )
     enough_context: bool = dspy.OutputField(desc="true if the context answers the question")
 
 
@@ -43,4 +49,6 @@ class AnswerWithTools(dspy.Signature):  # type: ignore[misc]
     time_hints: str = dspy.InputField(desc="time words of the question as explicit dates")
     context: str = dspy.InputField(desc="what a first lookup found (may be incomplete)")
     answer: str = dspy.OutputField(desc=ANSWER_DESC)
-    evidence_turn_ids: list[str] = dspy.OutputField(desc="turn ids supporting the answer")
+    evidence_turn_ids: list[str] = dspy.OutputField(
+        desc=EVIDENCE_DESC, max_length=MAX_EVIDENCE_TURNS
+    )

@@ -13,6 +13,10 @@ all and the small model answers in free text. The subclass skips the capability 
 always sends the signature's output model as a strict ``json_schema`` (DSPy's own builder),
 or ``json_object`` where no closed schema exists (open-ended ``dict`` outputs). llama-server
 turns the schema into a grammar, so the reply conforms by construction.
+
+DSPy's builder also drops an output field's ``max_length`` (it keeps the bare annotation), so
+the adapter puts it back as ``maxItems`` / ``maxLength``. Without it the 1.5B model listed
+evidence turn ids ("D17:2", "D17:3", ...) until max_tokens, ~50 s per answer.
 """
 
 from __future__ import annotations
@@ -25,6 +29,7 @@ os.environ.setdefault("LITELLM_LOCAL_MODEL_COST_MAP", "True")
 from typing import Any
 
 import dspy
+from annotated_types import MaxLen
 from dspy.adapters.json_adapter import (
     _get_structured_outputs_response_format,
     _has_open_ended_mapping,
@@ -65,6 +70,23 @@ class SchemaJSONAdapter(dspy.JSONAdapter):  # type: ignore[misc]
         ):
             lm_kwargs["response_format"] = {"type": "json_object"}
             return
-        lm_kwargs["response_format"] = _get_structured_outputs_response_format(
+        response_model = _get_structured_outputs_response_format(
             signature, self.use_native_function_calling
         )
+        # DSPy's builder returns the same schema dict on every call, so editing it sticks.
+        add_length_limits(response_model.model_json_schema(), signature)
+        lm_kwargs["response_format"] = response_model
+
+
+def add_length_limits(schema: dict[str, Any], signature: Any) -> None:
+    """Write each output field's ``max_length`` into ``schema``: ``maxItems`` on an array,
+    ``maxLength`` on a string (DSPy's schema builder leaves both out)."""
+    properties = schema.get("properties", {})
+    for name, field in signature.output_fields.items():
+        limits = [m.max_length for m in field.metadata if isinstance(m, MaxLen)]
+        prop = properties.get(name)
+        if not limits or not isinstance(prop, dict):
+            continue
+        key = {"array": "maxItems", "string": "maxLength"}.get(prop.get("type", ""))
+        if key is not None:
+            prop[key] = min(limits)

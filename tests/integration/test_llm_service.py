@@ -59,3 +59,21 @@ def test_predict_returns_a_schema_conforming_pydantic_instance(lm: dspy.LM) -> N
         "sad",
         "neutral",
     ]
+
+
+class ListTurnIds(dspy.Signature):
+    """List every turn id of the transcript that mentions a city."""
+
+    transcript: str = dspy.InputField()
+    turn_ids: list[str] = dspy.OutputField(max_length=3)
+
+
+def test_the_server_grammar_holds_a_list_to_its_max_length(lm: dspy.LM) -> None:
+    """Twelve turns name a city; the schema's maxItems stops the list at three."""
+    cities = ["Lisbon", "Oslo", "Rome", "Paris", "Cairo", "Lima"] * 2
+    transcript = "\n".join(f"[D1:{i}] I flew to {city}." for i, city in enumerate(cities, 1))
+    with dspy.context(lm=lm, adapter=SchemaJSONAdapter()):
+        result = dspy.Predict(ListTurnIds)(transcript=transcript)
+    assert 1 <= len(result.turn_ids) <= 3
+    assert all(t.startswith("D1:") for t in result.turn_ids)
+    assert lm.history[-1]["usage"]["completion_tokens"] < 60

@@ -144,3 +144,49 @@ def test_over_long_model_output_is_cut_to_the_caps_not_rejected() -> None:
     assert (len(decision.name), len(decision.aliases), len(decision.rationale)) == (
         NAME_CHARS, 6, QUOTE_CHARS,
     )  # fmt: skip
+
+
+class ListCities(dspy.Signature):
+    """List the cities."""
+
+    text: str = dspy.InputField()
+    cities: list[str] = dspy.OutputField(max_length=3)
+    summary: str = dspy.OutputField(max_length=40)
+    count: int = dspy.OutputField()
+
+
+def test_output_field_max_length_reaches_the_schema_dspy_builds() -> None:
+    """DSPy's builder keeps only the bare annotation; the adapter writes the caps back."""
+    properties = _sent_schema(ListCities)["properties"]
+    assert isinstance(properties, dict)
+    assert properties["cities"]["maxItems"] == 3
+    assert properties["summary"]["maxLength"] == 40
+    assert "maxItems" not in properties["count"] and "maxLength" not in properties["count"]
+
+
+def test_the_caps_survive_litellms_conversion_to_the_request_body() -> None:
+    """What the server receives: LiteLLM turns the pydantic model into a strict json_schema."""
+    from litellm.llms.base_llm.base_utils import type_to_response_format_param
+
+    lm_kwargs: dict[str, object] = {}
+    SchemaJSONAdapter()._prepare_response_format(None, lm_kwargs, ListCities)
+    sent = type_to_response_format_param(lm_kwargs["response_format"])  # type: ignore[arg-type]
+    assert sent is not None
+    properties = sent["json_schema"]["schema"]["properties"]
+    assert properties["cities"]["maxItems"] == 3
+    assert properties["summary"]["maxLength"] == 40
+
+
+def test_every_answer_signature_caps_its_evidence_list() -> None:
+    """The 1.5B model once listed turn ids until max_tokens (~50 s per LOCOMO answer)."""
+    from apexmem_neo.agent.signatures import (
+        MAX_EVIDENCE_TURNS,
+        AnswerFromContext,
+        AnswerWithTools,
+    )
+    from benchmarks.locomo.baselines import AnswerFromTranscript
+
+    for signature in (AnswerFromContext, AnswerWithTools, AnswerFromTranscript):
+        properties = _sent_schema(signature)["properties"]
+        assert isinstance(properties, dict)
+        assert properties["evidence_turn_ids"]["maxItems"] == MAX_EVIDENCE_TURNS, signature
