@@ -10,12 +10,13 @@ with a ``CachedEmbedder`` it costs cache lookups, not model calls.
 from __future__ import annotations
 
 from collections import defaultdict
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from typing import Any
 
-from apexmem_neo.ontology import Entity, Event, Evidence, Fact, Session, Turn
+from apexmem_neo.ontology import Entity, Event, Evidence, Fact, Session, Turn, ids
 from apexmem_neo.search import HybridSearch, SearchDocument
 from apexmem_neo.search.documents import (
+    DocKind,
     entity_document,
     event_document,
     evidence_document,
@@ -107,7 +108,25 @@ def graph_documents(backend: QueryBackend) -> list[SearchDocument]:
 
 
 def index_graph(search: HybridSearch, backend: QueryBackend) -> int:
-    """Create the index if needed and upsert every document of the graph; returns the count."""
+    """Create the index if needed and upsert every document of the graph; returns the count.
+
+    An index built before the short id prefixes (ontology/ids.py) is rebuilt whole: its
+    property documents name ids the migrated graph no longer has, and upserting today's
+    documents beside them would list every property twice.
+    """
     search.create()
     docs = graph_documents(backend)
+    if _holds_old_property_ids(search, docs):
+        search.index.drop()
+        search.create()
     return search.index_documents(docs) if docs else 0
+
+
+def _holds_old_property_ids(search: HybridSearch, docs: Sequence[SearchDocument]) -> bool:
+    old_prefix = ids.OLD_PREFIXES["property"]
+    old_doc_ids = [
+        d.doc_id.replace(d.graph_id, f"{old_prefix}_{d.graph_id[-32:]}")
+        for d in docs
+        if d.kind is DocKind.PROPERTY
+    ]
+    return bool(old_doc_ids) and bool(search.index.get(old_doc_ids))

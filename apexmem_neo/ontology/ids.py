@@ -3,6 +3,14 @@
 The same content always yields the same id, so writing the same turn twice adds nothing
 (stores insert with INSERT OR IGNORE / MERGE on the id). Prefixes make ids self-describing
 and keep them from ever parsing as ISO 8601 times.
+
+Fact and property ids are at most 36 characters (``fct_`` / ``prp_`` + 32 hex) because Neo4j
+stores a string of up to 36 such characters inline in the node's property record and a longer
+one in a separate dynamic record: ``fact_`` / ``prop_`` ids (37 characters) cost every Fact
+node two extra records (see the CHANGELOG). The prefix is not hashed (``content_id`` hashes
+the kind name), so the shorter prefixes kept the hex of every id; the stores' migrations
+rewrite old ids by swapping the prefix. Turn ids keep ``turn_``: event and evidence ids hash
+the turn id, so changing it would change theirs.
 """
 
 from __future__ import annotations
@@ -13,15 +21,29 @@ import unicodedata
 from functools import lru_cache
 from typing import Final
 
+OLD_PREFIXES: Final[dict[str, str]] = {"property": "prop", "fact": "fact"}
+"""The prefixes of stores written before the short ids; migrations rewrite them."""
 PREFIXES: Final[dict[str, str]] = {
     "session": "ses",
     "turn": "turn",
     "entity": "ent",
-    "property": "prop",
+    "property": "prp",
     "event": "ev",
     "evidence": "evd",
-    "fact": "fact",
+    "fact": "fct",
 }
+
+
+def upgraded_id(kind: str, value: str) -> str:
+    """``value`` with an old prefix (``fact_``/``prop_`` + 32 hex) given today's prefix.
+
+    Ids written before the short prefixes still arrive from old checkpoints and data files;
+    upgrading them where models are built keeps them from re-entering a store as duplicates.
+    """
+    old = OLD_PREFIXES.get(kind)
+    if old is not None and len(value) == len(old) + 33 and value.startswith(f"{old}_"):
+        return f"{PREFIXES[kind]}_{value[-32:]}"
+    return value
 
 
 def normalize_text(text: str) -> str:

@@ -122,6 +122,7 @@ class Property(OntologyModel):
     def _fill_id(self) -> Self:
         if not self.property_id:
             self.property_id = ids.property_id(self.name)
+        self.property_id = ids.upgraded_id("property", self.property_id)
         return self
 
 
@@ -263,6 +264,7 @@ class Fact(OntologyModel):
                 self.t_from,
                 self.t_to,
             )
+        self.fact_id = ids.upgraded_id("fact", self.fact_id)
         return self
 
     def property_id(self) -> str:

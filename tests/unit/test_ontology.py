@@ -176,8 +176,26 @@ def test_ids_are_deterministic_content_hashes() -> None:
     assert fact().fact_id != fact(value="Rome").fact_id
     assert fact().fact_id != fact(t_to="2024-01-01").fact_id
     assert fact(event_id="ev_a").fact_id != fact(event_id="ev_b").fact_id
-    assert fact().fact_id.startswith("fact_") and ANN.entity_id.startswith("ent_")
+    assert fact().fact_id.startswith("fct_") and ANN.entity_id.startswith("ent_")
     assert Entity(name="Ann", entity_type="Person", entity_id="ent_given").entity_id == "ent_given"
+
+
+def test_fact_and_property_ids_fit_neo4j_inline_strings() -> None:
+    """Neo4j keeps a string of up to 36 [a-z0-9_] characters inline in the node record."""
+    assert len(fact().fact_id) == 36
+    assert len(Property(name="favourite_colour", dtype="str").property_id) == 36
+
+
+def test_ids_with_the_old_prefixes_are_upgraded_where_models_are_built() -> None:
+    """Old checkpoints and data files carry fact_/prop_ ids; they must not re-enter a store."""
+    hex32 = fact().fact_id[-32:]
+    assert fact(fact_id=f"fact_{hex32}").fact_id == f"fct_{hex32}"
+    assert fact(fact_id="fact_given").fact_id == "fact_given"  # not an old hashed id
+    prop = Property(name="favourite_colour", dtype="str")
+    old = Property(
+        name="favourite_colour", dtype="str", property_id=f"prop_{prop.property_id[-32:]}"
+    )
+    assert old.property_id == prop.property_id
 
 
 def test_turn_event_evidence_ids_follow_the_turn() -> None:

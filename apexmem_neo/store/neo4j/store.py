@@ -144,6 +144,9 @@ _SCHEMA_RACE_CODES: Final = frozenset(
     }
 )
 INDEX_WAIT_SECONDS: Final = 300
+ID_MIGRATIONS: Final = ("migrate_property_ids", "migrate_fact_ids")
+"""Rewrite ids of stores written before the short prefixes (ontology/ids.py), in batches."""
+ID_MIGRATION_BATCH: Final = 20_000
 T = TypeVar("T")
 
 
@@ -186,7 +189,23 @@ class Neo4jGraphStore:
             for statement in cypher_files.schema_statements():
                 self._schema_statement(statement)
             self._run_read("CALL db.awaitIndexes($seconds)", {"seconds": INDEX_WAIT_SECONDS})
+            self._migrate_ids()
         self._ready = True
+
+    def _migrate_ids(self) -> None:
+        """Give old fact and property ids today's prefixes, a batch per transaction so a
+        large store never holds one huge transaction; a migrated store costs one seek each."""
+        for name in ID_MIGRATIONS:
+            statement = Query(cypher_files.query(name))
+            while True:
+                try:
+                    records, _, _ = self.driver.execute_query(
+                        statement, {"limit": ID_MIGRATION_BATCH}, database_=self.database
+                    )
+                except neo4j_errors.Neo4jError as exc:
+                    raise StoreError(f"Neo4j id migration {name} failed: {exc.message}") from exc
+                if records[0]["rewritten"] == 0:
+                    break
 
     def _schema_statement(self, statement: str) -> None:
         try:

@@ -19,6 +19,7 @@ from apexmem_neo.store import StoreCounts, StoreError, StoreNotReadyError, colum
 from apexmem_neo.store.bulk import write_batches
 from apexmem_neo.store.columns import COLUMNS
 from apexmem_neo.store.neo4j import Neo4jGraphStore, cypher_files
+from apexmem_neo.store.neo4j import store as neo4j_store_module
 from apexmem_neo.store.neo4j.store import (
     CREATE_NEW,
     EXISTING_QUERIES,
@@ -30,6 +31,7 @@ from apexmem_neo.store.neo4j.store import (
 from benchmarks.graph.generate import Spec, generate
 from tests.integration.store.conftest import wipe
 from tests.integration.store.tcp_proxy import CuttingProxy
+from tests.unit.store import old_ids
 from tests.unit.store.backends import FakeClock
 from tests.unit.store.test_contract import ALICE, conversation_batch, fact
 
@@ -201,6 +203,47 @@ def test_rewriting_a_large_batch_adds_nothing(neo4j_driver: Driver) -> None:
     assert first.facts == 1000
     (rels,) = rows(neo4j_driver, "MATCH (:Fact)-[r]->() RETURN count(r) AS n")
     assert rels["n"] == 2000  # ABOUT + OF_PROPERTY, once each
+
+
+def _fact_ids(driver: Driver) -> list[tuple[str, str]]:
+    found = rows(driver, "MATCH (f:Fact) RETURN f.fact_id AS f, f.property_id AS p")
+    return sorted((r["f"], r["p"]) for r in found)
+
+
+def test_init_schema_gives_old_fact_and_property_ids_the_short_prefixes(
+    neo4j_driver: Driver, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    wipe(neo4j_driver)
+    old_ids.use_old_prefixes(monkeypatch)
+    old = Neo4jGraphStore(neo4j_driver, clock=FakeClock())
+    old.init_schema()
+    old.write(old_ids.timeline_batch())
+    before, old_facts = old.counts(), _fact_ids(neo4j_driver)
+    history = old.history(ALICE.entity_id, "attr_1")
+    assert all(len(f) == len(p) == old_ids.OLD_ID_LENGTH for f, p in old_facts)
+    old_ids.restore_prefixes(monkeypatch)
+
+    monkeypatch.setattr(neo4j_store_module, "ID_MIGRATION_BATCH", 4)  # several batches
+    store = Neo4jGraphStore(neo4j_driver, clock=FakeClock())
+    store.init_schema()
+    assert _fact_ids(neo4j_driver) == sorted(
+        (old_ids.new_form(f), old_ids.new_form(p)) for f, p in old_facts
+    )
+    properties = rows(neo4j_driver, "MATCH (p:Property) RETURN p.property_id AS id")
+    assert {r["id"] for r in properties} == {p for _, p in _fact_ids(neo4j_driver)}
+    (linked,) = rows(
+        neo4j_driver,
+        "MATCH (f:Fact)-[:OF_PROPERTY]->(p:Property) "
+        "RETURN count(*) AS n, sum(CASE WHEN f.property_id = p.property_id THEN 1 END) AS same",
+    )
+    assert linked["n"] == linked["same"] == before.facts
+    store.write(old_ids.timeline_batch())  # today's ids: the rewritten nodes, nothing new
+    assert store.counts() == before
+    assert store.history(ALICE.entity_id, "attr_1") == [
+        f.model_copy(update={"fact_id": old_ids.new_form(f.fact_id)}) for f in history
+    ]
+    store.init_schema()  # a migrated store: nothing left to rewrite
+    assert store.counts() == before
 
 
 def test_server_side_failure_mid_batch_leaves_nothing(neo4j_store: Neo4jGraphStore) -> None:

@@ -13,12 +13,14 @@ from apexmem_neo.cli.search_index import index_path, open_search, warn_missing
 from apexmem_neo.construction.loaders import load_turns
 from apexmem_neo.search import HybridSearch, documents_from_batch
 from apexmem_neo.search.backends.embedded import EmbeddedIndex
+from apexmem_neo.search.documents import DocKind
 from apexmem_neo.search.embedder import CachedEmbedder
 from apexmem_neo.settings import Settings
 from apexmem_neo.store.sqlite import SQLiteGraphStore
 from apexmem_neo.testing import HashingEmbedder
 from apexmem_neo.tools import SQLiteQueryBackend
 from tests.unit.agent.alice import TURN_2, alice_batch
+from tests.unit.store import old_ids
 
 runner = CliRunner()
 
@@ -55,6 +57,29 @@ def test_reindexing_is_idempotent_and_uses_the_cache(
     assert hits and hits[0].graph_id == TURN_2
     index.close()
     embedder.close()
+
+
+def test_an_index_of_old_property_ids_is_rebuilt_not_doubled(
+    store: SQLiteGraphStore,
+    backend: SQLiteQueryBackend,
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """An index built before the short prefixes names prop_ ids the migrated graph lacks."""
+    old_ids.use_old_prefixes(monkeypatch)
+    old_docs = documents_from_batch(alice_batch())
+    old_ids.restore_prefixes(monkeypatch)
+    old_property_ids = [d.doc_id for d in old_docs if d.kind is DocKind.PROPERTY]
+    assert old_property_ids and all(":prop_" in i for i in old_property_ids)
+    index = EmbeddedIndex(tmp_path / "idx.sqlite")
+    search = HybridSearch(index, HashingEmbedder())
+    search.create()
+    search.index_documents(old_docs)
+    assert index_graph(search, backend) == index.count() == len(old_docs)
+    assert index.get(old_property_ids) == {}
+    properties = search.search("favourite", k=20).properties
+    assert properties and all(h.graph_id.startswith("prp_") for h in properties)
+    index.close()
 
 
 @pytest.fixture

@@ -10,10 +10,14 @@ import pytest
 from apexmem_neo.ontology import Entity, Fact, GraphBatch
 from apexmem_neo.store import StoreError, StoreNotReadyError
 from apexmem_neo.store.sqlite import SQLiteGraphStore
+from apexmem_neo.store.sqlite import store as store_module
 from apexmem_neo.store.sqlite.store import QUERIES, explain, migrations
+from tests.unit.store import old_ids
 from tests.unit.store.backends import FakeClock
+from tests.unit.store.test_contract import ALICE
 
 ANN = Entity(name="Ann", entity_type="Person")
+ALICE_ID = ALICE.entity_id
 
 
 def opened(path: Path | str) -> SQLiteGraphStore:
@@ -124,3 +128,37 @@ def test_every_temporal_query_uses_an_index(name: str) -> None:
     plan = explain(store.connection, sql, {k: v for k, v in params.items() if f":{k}" in sql})
     assert "INDEX facts_" in plan, plan
     assert "SCAN facts" not in plan
+
+
+def test_migration_0004_gives_old_fact_and_property_ids_the_short_prefixes(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    path = tmp_path / "old.sqlite3"
+    monkeypatch.setattr(store_module, "migrations", lambda: list(migrations())[:3])
+    old_ids.use_old_prefixes(monkeypatch)
+    old = opened(path)
+    old.write(old_ids.timeline_batch())
+    before = old.counts()
+    old_facts = old.connection.execute("SELECT fact_id, property_id FROM facts").fetchall()
+    history = old.history(ALICE_ID, "attr_1")
+    old.close()
+    assert all(len(f) == len(p) == old_ids.OLD_ID_LENGTH for f, p in old_facts)
+
+    old_ids.restore_prefixes(monkeypatch)
+    store = opened(path)  # applies 0004
+    conn = store.connection
+    facts = conn.execute("SELECT fact_id, property_id FROM facts").fetchall()
+    assert sorted(map(tuple, facts)) == sorted(
+        (old_ids.new_form(f), old_ids.new_form(p)) for f, p in old_facts
+    )
+    properties = {r[0] for r in conn.execute("SELECT property_id FROM properties")}
+    assert properties == {p for _, p in facts}
+    assert conn.execute("PRAGMA foreign_key_check").fetchall() == []
+    store.write(old_ids.timeline_batch())  # today's ids: the rewritten rows, nothing new
+    assert store.counts() == before
+    assert [(f.value, f.t_from) for f in store.history(ALICE_ID, "attr_1")] == [
+        (f.value, f.t_from) for f in history
+    ]
+    with pytest.raises(sqlite3.IntegrityError, match="append-only"):
+        conn.execute("UPDATE facts SET fact_id = 'x'")
+    store.close()
