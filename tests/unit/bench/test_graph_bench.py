@@ -44,6 +44,25 @@ def test_tiny_sqlite_run_writes_warmup_and_per_load_steal(
         steal = result["ingest"]["cpu_steal_pct"]
         assert steal is None or 0 <= steal <= 100  # None: the write took under a jiffy
     assert all(plan["uses_index"] for plan in result["plans"].values())
+    narrow = result["latency"]["facts_between_narrow"]["rows_mean"]
+    assert 1 <= narrow <= bench.NARROW_WINDOW_FACTS + 1  # ties on t_from may add one
+
+
+def test_narrow_window_ends_at_the_sixth_fact_from_t(tmp_path: Path) -> None:
+    from apexmem_neo.store.sqlite import SQLiteGraphStore
+    from benchmarks.graph.generate import Spec, generate
+
+    store = SQLiteGraphStore(tmp_path / "g.sqlite3")
+    store.init_schema()
+    for batch in generate(Spec(n_facts=3000, n_entities=50)):
+        store.write(batch)
+    entity = batch.facts[0].entity_id
+    timeline = store.facts_between(entity, "1900-01-01", "9999-12-31")
+    t = timeline[0].t_from
+    end = bench.narrow_window_end(store, entity, t)
+    assert end == timeline[bench.NARROW_WINDOW_FACTS - 1].t_from
+    assert len(store.facts_between(entity, t, end)) >= bench.NARROW_WINDOW_FACTS
+    store.close()
 
 
 def test_private_neo4j_is_refused_for_sqlite(capsys: pytest.CaptureFixture[str]) -> None:
