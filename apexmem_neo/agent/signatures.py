@@ -15,6 +15,9 @@ ANSWER_DESC = "the short answer the question asks for: a name, a value, or a dat
 # Without a cap the 1.5B model listed turn ids without end (until max_tokens, ~50 s of
 # generation); LOCOMO's gold evidence is one to a few turns per question.
 MAX_EVIDENCE_TURNS = 5
+# The same for the answer: one full-context LOCOMO answer listed books until max_tokens and
+# failed to parse; a short answer fits well within this.
+MAX_ANSWER_CHARS = 240
 EVIDENCE_DESC = "turn ids supporting the answer (the few that matter most)"
 
 
@@ -31,7 +34,7 @@ class AnswerFromContext(dspy.Signature):  # type: ignore[misc]
     question_date: str = dspy.InputField(desc=QUESTION_DATE_DESC)
     time_hints: str = dspy.InputField(desc="time words of the question as explicit dates")
     context: str = dspy.InputField(desc="entities with their facts, and matching turns")
-    answer: str = dspy.OutputField(desc=FAST_ANSWER_DESC)
+    answer: str = dspy.OutputField(desc=FAST_ANSWER_DESC, max_length=MAX_ANSWER_CHARS)
     evidence_turn_ids: list[str] = dspy.OutputField(
         desc=EVIDENCE_DESC, max_length=MAX_EVIDENCE_TURNS
     )
@@ -48,7 +51,7 @@ class AnswerWithTools(dspy.Signature):  # type: ignore[misc]
     question_date: str = dspy.InputField(desc="the date the question is asked on")
     time_hints: str = dspy.InputField(desc="time words of the question as explicit dates")
     context: str = dspy.InputField(desc="what a first lookup found (may be incomplete)")
-    answer: str = dspy.OutputField(desc=ANSWER_DESC)
+    answer: str = dspy.OutputField(desc=ANSWER_DESC, max_length=MAX_ANSWER_CHARS)
     evidence_turn_ids: list[str] = dspy.OutputField(
         desc=EVIDENCE_DESC, max_length=MAX_EVIDENCE_TURNS
     )

@@ -19,7 +19,7 @@ import dspy
 from pydantic import BaseModel
 
 from apexmem_neo.agent.react_loop import token_total
-from apexmem_neo.agent.signatures import EVIDENCE_DESC, MAX_EVIDENCE_TURNS
+from apexmem_neo.agent.signatures import EVIDENCE_DESC, MAX_ANSWER_CHARS, MAX_EVIDENCE_TURNS
 from apexmem_neo.construction.loaders import TurnInput
 from apexmem_neo.llm.lm import SchemaJSONAdapter
 from apexmem_neo.search import HybridSearch, SearchFilters
@@ -41,7 +41,7 @@ class AnswerFromTranscript(dspy.Signature):  # type: ignore[misc]
     transcript: str = dspy.InputField(desc="conversation lines, oldest first")
     question_date: str = dspy.InputField(desc="the date the question is asked on")
     question: str = dspy.InputField()
-    answer: str = dspy.OutputField(desc="short answer")
+    answer: str = dspy.OutputField(desc="short answer", max_length=MAX_ANSWER_CHARS)
     evidence_turn_ids: list[str] = dspy.OutputField(
         desc=EVIDENCE_DESC, max_length=MAX_EVIDENCE_TURNS
     )

@@ -177,9 +177,10 @@ def test_the_caps_survive_litellms_conversion_to_the_request_body() -> None:
     assert properties["summary"]["maxLength"] == 40
 
 
-def test_every_answer_signature_caps_its_evidence_list() -> None:
-    """The 1.5B model once listed turn ids until max_tokens (~50 s per LOCOMO answer)."""
+def test_every_answer_signature_caps_its_evidence_list_and_answer() -> None:
+    """The 1.5B model once listed turn ids (and once books) until max_tokens."""
     from apexmem_neo.agent.signatures import (
+        MAX_ANSWER_CHARS,
         MAX_EVIDENCE_TURNS,
         AnswerFromContext,
         AnswerWithTools,
@@ -190,3 +191,4 @@ def test_every_answer_signature_caps_its_evidence_list() -> None:
         properties = _sent_schema(signature)["properties"]
         assert isinstance(properties, dict)
         assert properties["evidence_turn_ids"]["maxItems"] == MAX_EVIDENCE_TURNS, signature
+        assert properties["answer"]["maxLength"] == MAX_ANSWER_CHARS, signature
