@@ -73,7 +73,8 @@ class SchemaJSONAdapter(dspy.JSONAdapter):  # type: ignore[misc]
         response_model = _get_structured_outputs_response_format(
             signature, self.use_native_function_calling
         )
-        # DSPy's builder returns the same schema dict on every call, so editing it sticks.
+        # The builder overrides model_json_schema to return one precomputed dict, so editing
+        # that dict changes what LiteLLM sends for this model.
         add_length_limits(response_model.model_json_schema(), signature)
         lm_kwargs["response_format"] = response_model
 
