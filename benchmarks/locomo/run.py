@@ -27,6 +27,7 @@ from collections import Counter
 from pathlib import Path
 from typing import Any
 
+from pydantic import ValidationError
 from rich.console import Console
 
 from apexmem_neo.agent import AgentConfig, MemoryAgent
@@ -79,11 +80,33 @@ def _args(argv: list[str] | None) -> argparse.Namespace:
     p.add_argument("--judge-api-base", default=None)
     p.add_argument("--mode", choices=("fast", "react", "auto"), default="auto")
     p.add_argument("--max-iters", type=int, default=AgentConfig().max_iters)
+    p.add_argument(
+        "--prefetch-entities",
+        type=int,
+        default=AgentConfig().prefetch_entities,
+        help="entities (with their facts) in the agent's prefetched context; 0: turns only",
+    )
+    p.add_argument(
+        "--prefetch-turns",
+        type=int,
+        default=AgentConfig().prefetch_turns,
+        help="search-ranked turns in the agent's prefetched context",
+    )
     p.add_argument("--rag-k", type=int, default=10)
     p.add_argument("--context-tokens", type=int, default=8192, help="full-context model window")
     p.add_argument("--tag", default="", help="suffix of the output files")
     p.add_argument("--out-dir", type=Path, default=RESULTS)
     return p.parse_args(argv)
+
+
+def agent_config(args: argparse.Namespace) -> AgentConfig:
+    """The agent's budgets from the command line (pydantic checks their ranges)."""
+    return AgentConfig(
+        mode=args.mode,
+        max_iters=args.max_iters,
+        prefetch_entities=args.prefetch_entities,
+        prefetch_turns=args.prefetch_turns,
+    )
 
 
 def _paths(args: argparse.Namespace) -> tuple[Path, Path, str]:
@@ -206,6 +229,12 @@ def _progress(step: str, system: str, n: int, total: int, q: LocomoQuestion, sai
 def _notes(systems: Systems, setup: dict[str, Any], names: list[str]) -> list[str]:
     kept, total = len(systems.full), len(systems.turns)
     notes = []
+    if "agent" in names:
+        notes.append(
+            f"agent ({setup['mode']} mode): its prefetched context holds "
+            f"{setup['prefetch_entities']} entities with their facts and "
+            f"{setup['prefetch_turns']} search-ranked turns"
+        )
     if "full_context" in names:
         notes.append(
             f"full_context: the last {kept} of {total} turns fit a "
@@ -242,7 +271,10 @@ def main(argv: list[str] | None = None) -> int:
     questions = select_questions(sample, turns, categories, args.limit)
     qdate = last_session_date(sample)
     names = [s for s in args.systems.split(",") if s]
-    config = AgentConfig(mode=args.mode, max_iters=args.max_iters)
+    try:
+        config = agent_config(args)
+    except ValidationError as exc:  # e.g. --prefetch-turns 50: name the option, no traceback
+        raise SystemExit(f"bad agent option: {exc}") from exc
     t0 = time.perf_counter()
     with open_memory(args.store, db, f"bench_locomo_{args.conversation.replace('-', '_')}") as mem:
         console.print(f"ingesting {len(turns)} turns into {db} ({args.store}) ...")
@@ -264,6 +296,8 @@ def main(argv: list[str] | None = None) -> int:
         "judge_model": judge_model,
         "mode": args.mode,
         "max_iters": args.max_iters,
+        "prefetch_entities": args.prefetch_entities,
+        "prefetch_turns": args.prefetch_turns,
     }
     result = {
         "benchmark": "locomo",

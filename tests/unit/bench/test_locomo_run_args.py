@@ -1,0 +1,28 @@
+"""The LOCOMO harness's agent options reach the agent's configuration."""
+
+from __future__ import annotations
+
+import pytest
+from pydantic import ValidationError
+
+from apexmem_neo.agent import AgentConfig
+from benchmarks.locomo.run import _args, agent_config
+
+
+def test_defaults_are_the_agents_own() -> None:
+    config = agent_config(_args([]))
+    default = AgentConfig()
+    assert config.prefetch_entities == default.prefetch_entities
+    assert config.prefetch_turns == default.prefetch_turns
+    assert (config.mode, config.max_iters) == ("auto", default.max_iters)
+
+
+def test_prefetch_options_reach_the_config() -> None:
+    args = _args(["--prefetch-entities", "0", "--prefetch-turns", "12", "--mode", "fast"])
+    config = agent_config(args)
+    assert (config.prefetch_entities, config.prefetch_turns, config.mode) == (0, 12, "fast")
+
+
+def test_out_of_range_prefetch_is_refused_naming_the_field() -> None:
+    with pytest.raises(ValidationError, match="prefetch_turns"):
+        agent_config(_args(["--prefetch-turns", "50"]))
