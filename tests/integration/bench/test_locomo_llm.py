@@ -13,6 +13,7 @@ from pathlib import Path
 
 import pytest
 
+from benchmarks.locomo import context_recall
 from benchmarks.locomo.run import DEFAULT_DATA, main
 from benchmarks.memory import read_jsonl
 
@@ -48,3 +49,9 @@ def test_two_locomo_questions(lm_api_base: str, tmp_path: Path) -> None:
     assert len(read_jsonl(tmp_path / "locomo_it.jsonl")) == 4
     again = json.loads((tmp_path / "locomo_it.json").read_text())
     assert again["construction"]["turns"] == 5
+    # context recall on the same store, no LLM: five turns fit every system's context, so
+    # each shows the gold turn of both questions
+    assert context_recall.main(argv) == 0
+    recall = json.loads((tmp_path / "context_recall_conv-26_it.json").read_text())
+    assert recall["questions"] == {"1-4": 2, "5": 0}
+    assert recall["context_recall"]["1-4"] == {"agent": 1.0, "rag": 1.0, "full_context": 1.0}

@@ -1,4 +1,4 @@
-"""The LOCOMO harness's agent options reach the agent's configuration."""
+"""The LOCOMO harness's agent options reach the agent, and context recall reads labels right."""
 
 from __future__ import annotations
 
@@ -6,6 +6,7 @@ import pytest
 from pydantic import ValidationError
 
 from apexmem_neo.agent import AgentConfig
+from benchmarks.locomo.context_recall import labels_shown
 from benchmarks.locomo.run import _args, agent_config
 
 
@@ -26,3 +27,10 @@ def test_prefetch_options_reach_the_config() -> None:
 def test_out_of_range_prefetch_is_refused_naming_the_field() -> None:
     with pytest.raises(ValidationError, match="prefetch_turns"):
         agent_config(_args(["--prefetch-turns", "50"]))
+
+
+def test_context_recall_counts_only_labels_left_in_the_text() -> None:
+    by_label = {"T1": "turn_a", "T2": "turn_b", "T3": "turn_c"}
+    text = "Facts:\n- city = Oslo [T1]\n\nTurns:\n- T2 (2023-05-01) hello"  # T3 cut off
+    assert labels_shown(text, by_label) == {"turn_a", "turn_b"}
+    assert not labels_shown("T12 and T4", by_label)  # whole labels only, known ones only
