@@ -19,6 +19,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
+from benchmarks.locomo import context_recall
 from benchmarks.locomo import render as locomo_render
 from benchmarks.memory import RESULTS
 
@@ -137,9 +138,10 @@ def _temporal_renderer() -> Renderer:
 def build_report(results: Path, out: Path) -> str:
     """The whole REPORT.md text for the JSONs in ``results``."""
     locomo = sorted(results.glob("locomo*.json"))
+    recall = sorted(results.glob("context_recall*.json"))
     temporal = sorted(results.glob("temporal*.json"))
     ql = sorted(results.glob("query_languages*.json"))
-    used = set(locomo + temporal + ql)
+    used = set(locomo + recall + temporal + ql)
     others = sorted(p for p in results.glob("*.json") if p not in used)
     now = datetime.now(UTC).replace(tzinfo=None).isoformat(timespec="seconds")
     lines = [
@@ -152,6 +154,10 @@ def build_report(results: Path, out: Path) -> str:
     ]
     if locomo:
         lines += section("LOCOMO QA", locomo, locomo_render.markdown, results, out)
+    if recall:
+        lines += section(
+            "LOCOMO context recall (no LLM)", recall, context_recall.markdown, results, out
+        )
     if temporal:
         lines += section("Append-only vs overwrite", temporal, _temporal_renderer(), results, out)
     if ql:

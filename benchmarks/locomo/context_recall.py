@@ -57,6 +57,25 @@ def rate(flags: list[bool]) -> float | None:
     return round(sum(flags) / len(flags), 4) if flags else None
 
 
+def markdown(result: dict[str, Any]) -> str:
+    """The recall table of a result JSON (rows: category groups; columns: systems)."""
+    setup, recall = result["setup"], result["context_recall"]
+    systems = list(dict.fromkeys(s for by_system in recall.values() for s in by_system))
+    lines = [
+        f"Conversation {setup['conversation']}, {setup['turns']} turns: share of questions whose "
+        "context holds a gold evidence turn (agent: its prefetched context with "
+        f"{setup['prefetch_entities']} entities and {setup['prefetch_turns']} turns; rag: top-"
+        f"{setup['rag_k']} turns; full_context: the last {setup['full_context_turns']} turns).",
+        "",
+        "| categories | n | " + " | ".join(systems) + " |",
+        "| --- | --- |" + " --- |" * len(systems),
+    ]
+    for group, by_system in recall.items():
+        cells = [f"{v:.1%}" if v is not None else "-" for v in map(by_system.get, systems)]
+        lines.append(f"| {group} | {result['questions'][group]} | " + " | ".join(cells) + " |")
+    return "\n".join(lines)
+
+
 def main(argv: list[str] | None = None) -> int:
     argv = sys.argv[1:] if argv is None else argv
     args = run_args(argv)  # the LOCOMO run's options, so the same flags find the same store

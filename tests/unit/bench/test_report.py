@@ -68,3 +68,20 @@ def test_generic_markdown_and_demote() -> None:
     assert "- questions: 3" in text
     assert "| a | 0.5 | 2 |" in text and "| b | - | 1 |" in text
     assert demote("# T\ntext\n## U") == "### T\ntext\n#### U"
+
+
+def test_context_recall_gets_its_own_table(tmp_path: Path) -> None:
+    result = {
+        "benchmark": "locomo_context_recall", "command": "cmd-recall",
+        "setup": {"conversation": "conv-26", "turns": 419, "prefetch_entities": 2,
+                  "prefetch_turns": 8, "rag_k": 10, "full_context_turns": 129},
+        "questions": {"1-4": 149, "5": 0},
+        "context_recall": {"1-4": {"agent": 0.852, "rag": 0.879, "full_context": 0.309},
+                           "5": {}},
+    }  # fmt: skip
+    (tmp_path / "context_recall_conv-26.json").write_text(json.dumps(result))
+    text = build_report(tmp_path, tmp_path / "REPORT.md")
+    assert "## LOCOMO context recall (no LLM)" in text and "`cmd-recall`" in text
+    assert "| 1-4 | 149 | 85.2% | 87.9% | 30.9% |" in text
+    assert "| 5 | 0 | - | - | - |" in text
+    assert "Other result files" not in text
