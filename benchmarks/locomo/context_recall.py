@@ -35,7 +35,7 @@ from benchmarks.locomo.data import (
     turn_dia_ids,
 )
 from benchmarks.locomo.run import _args as run_args
-from benchmarks.locomo.run import _paths, agent_config
+from benchmarks.locomo.run import _paths, agent_config, memory_namespace
 from benchmarks.memory import open_memory, provenance
 
 console = Console()
@@ -97,8 +97,7 @@ def main(argv: list[str] | None = None) -> int:
     dia = turn_dia_ids(turns)
     window = {dia[t.turn().turn_id] for t in fit_recent(turns, args.context_tokens)}
     flags: dict[str, dict[str, list[bool]]] = {"1-4": {}, "5": {}}
-    namespace = f"bench_locomo_{args.conversation.replace('-', '_')}"
-    with open_memory(args.store, db, namespace) as mem:
+    with open_memory(args.store, db, memory_namespace(args.conversation)) as mem:
         for q in questions:
             found = prefetch(
                 mem.store, q.question, mem.search, config, question_times(q.question, qdate)

@@ -109,6 +109,11 @@ def agent_config(args: argparse.Namespace) -> AgentConfig:
     )
 
 
+def memory_namespace(conversation: str) -> str:
+    """The search index namespace of a conversation's kept store."""
+    return f"bench_locomo_{conversation.replace('-', '_')}"
+
+
 def _paths(args: argparse.Namespace) -> tuple[Path, Path, str]:
     stem = "locomo" + (f"_{args.tag}" if args.tag else "")
     sessions = f"s{args.sessions or 'all'}" + (f"t{args.turns}" if args.turns else "")
@@ -276,7 +281,7 @@ def main(argv: list[str] | None = None) -> int:
     except ValidationError as exc:  # e.g. --prefetch-turns 50: name the option, no traceback
         raise SystemExit(f"bad agent option: {exc}") from exc
     t0 = time.perf_counter()
-    with open_memory(args.store, db, f"bench_locomo_{args.conversation.replace('-', '_')}") as mem:
+    with open_memory(args.store, db, memory_namespace(args.conversation)) as mem:
         console.print(f"ingesting {len(turns)} turns into {db} ({args.store}) ...")
         ingest(mem, turns, lm, str(args.data))
         cost = construction_cost(mem.checkpoint)
