@@ -19,7 +19,6 @@ from __future__ import annotations
 import json
 import re
 import sys
-from collections.abc import Iterable
 from typing import Any
 
 from rich.console import Console
@@ -34,6 +33,7 @@ from benchmarks.locomo.data import (
     select_questions,
     turn_dia_ids,
 )
+from benchmarks.locomo.metrics import rate
 from benchmarks.locomo.run import _args as run_args
 from benchmarks.locomo.run import _paths, agent_config, memory_namespace
 from benchmarks.memory import open_memory, provenance
@@ -47,14 +47,6 @@ def labels_shown(text: str, by_label: dict[str, str]) -> set[str]:
     """Turn ids whose label survives in ``text`` (the context is cut to its budget after
     labels are handed out, so a labelled turn may not be shown)."""
     return {by_label[label] for label in LABEL.findall(text) if label in by_label}
-
-
-def hit(gold: Iterable[str], shown: Iterable[str]) -> bool:
-    return bool(set(gold) & set(shown))
-
-
-def rate(flags: list[bool]) -> float | None:
-    return round(sum(flags) / len(flags), 4) if flags else None
 
 
 def markdown(result: dict[str, Any]) -> str:
@@ -108,7 +100,7 @@ def main(argv: list[str] | None = None) -> int:
             }
             group = flags["5" if q.category == 5 else "1-4"]
             for system, shown in (("agent", agent), ("rag", rag), ("full_context", window)):
-                group.setdefault(system, []).append(hit(q.evidence, shown))
+                group.setdefault(system, []).append(bool(set(q.evidence) & shown))
     recall = {g: {s: rate(f) for s, f in systems.items()} for g, systems in flags.items()}
     counts = {g: len(next(iter(systems.values()), [])) for g, systems in flags.items()}
     result: dict[str, Any] = {
