@@ -317,7 +317,8 @@ def prefetch(
     times: Sequence[QuestionTime] = (),
 ) -> Prefetched:
     """The fast path's context, at most ``config.max_context_chars`` characters: the
-    entities' part first, then the turns, which keep their share of the budget."""
+    entities' part and the turns, which keep their share of the budget, in
+    ``config.context_order``."""
     labels = TurnLabels()
     turns = ""
     if searcher is not None and config.prefetch_turns:
@@ -338,7 +339,8 @@ def prefetch(
         parts += [compact_entity(v, config.max_facts, topic, times, labels) for v in views]
     budget = config.max_context_chars - len(turns) - 2
     entities = "\n\n".join(p for p in parts if p)[: max(0, budget)]
-    text = "\n\n".join(p for p in (entities, turns) if p) or NOTHING
+    ordered = (turns, entities) if config.context_order == "turns" else (entities, turns)
+    text = "\n\n".join(p for p in ordered if p) or NOTHING
     return Prefetched(text, labels)
 
 

@@ -38,6 +38,9 @@ class AgentConfig(BaseModel):
     max_iters: int = Field(default=LOCAL_MAX_ITERS, ge=1, le=200)
     prefetch_entities: int = Field(default=2, ge=0, le=10)
     prefetch_turns: int = Field(default=8, ge=0, le=20)
+    context_order: Literal["entities", "turns"] = "entities"
+    """Which part of the prefetched context comes first: the entities with their facts, or
+    the search-ranked turns (each keeps its share of the budget either way)."""
     max_facts: int = Field(default=12, ge=1, le=200)
     max_context_chars: int = Field(default=4000, ge=200)
     max_observation_chars: int = Field(default=4000, ge=200)

@@ -92,6 +92,12 @@ def _args(argv: list[str] | None) -> argparse.Namespace:
         default=AgentConfig().prefetch_turns,
         help="search-ranked turns in the agent's prefetched context",
     )
+    p.add_argument(
+        "--context-order",
+        choices=("entities", "turns"),
+        default=AgentConfig().context_order,
+        help="which part of the agent's prefetched context comes first",
+    )
     p.add_argument("--rag-k", type=int, default=10)
     p.add_argument("--context-tokens", type=int, default=8192, help="full-context model window")
     p.add_argument("--tag", default="", help="suffix of the output files")
@@ -106,6 +112,7 @@ def agent_config(args: argparse.Namespace) -> AgentConfig:
         max_iters=args.max_iters,
         prefetch_entities=args.prefetch_entities,
         prefetch_turns=args.prefetch_turns,
+        context_order=args.context_order,
     )
 
 
@@ -238,7 +245,8 @@ def _notes(systems: Systems, setup: dict[str, Any], names: list[str]) -> list[st
         notes.append(
             f"agent ({setup['mode']} mode): its prefetched context holds "
             f"{setup['prefetch_entities']} entities with their facts and "
-            f"{setup['prefetch_turns']} search-ranked turns"
+            f"{setup['prefetch_turns']} search-ranked turns, "
+            f"{setup.get('context_order', 'entities')} first"
         )
     if "full_context" in names:
         notes.append(
@@ -303,6 +311,7 @@ def main(argv: list[str] | None = None) -> int:
         "max_iters": args.max_iters,
         "prefetch_entities": args.prefetch_entities,
         "prefetch_turns": args.prefetch_turns,
+        "context_order": args.context_order,
     }
     result = {
         "benchmark": "locomo",

@@ -181,6 +181,11 @@ def test_turns_keep_their_share_of_the_budget(store: SQLiteGraphStore) -> None:
     assert len(listed) == 3 and all("hiking trip" in line for line in listed)
     label = listed[0].split()[1]
     assert found.labels.resolve([label, "other"]) == [turns[0].turn_id, "other"]
+    # turns first: the same two parts, the same labels, the turns before the entity
+    turns_first = prefetch(store, "Alice hiking restaurant so much fun", searcher,
+                           config.model_copy(update={"context_order": "turns"}))  # fmt: skip
+    assert turns_first.text.startswith("Turns:\n") and "\n\nEntity Alice" in turns_first.text
+    assert sorted(turns_first.text.split("\n")) == sorted(found.text.split("\n"))
 
 
 def test_a_when_question_gets_the_date_of_the_best_matching_fact(store: SQLiteGraphStore) -> None:

@@ -16,12 +16,14 @@ def test_defaults_are_the_agents_own() -> None:
     assert config.prefetch_entities == default.prefetch_entities
     assert config.prefetch_turns == default.prefetch_turns
     assert (config.mode, config.max_iters) == ("auto", default.max_iters)
+    assert config.context_order == default.context_order
 
 
 def test_prefetch_options_reach_the_config() -> None:
     args = _args(["--prefetch-entities", "0", "--prefetch-turns", "12", "--mode", "fast"])
     config = agent_config(args)
     assert (config.prefetch_entities, config.prefetch_turns, config.mode) == (0, 12, "fast")
+    assert agent_config(_args(["--context-order", "turns"])).context_order == "turns"
 
 
 def test_out_of_range_prefetch_is_refused_naming_the_field() -> None:
