@@ -7,6 +7,7 @@ from typing import Any, Literal
 from pydantic import BaseModel, Field
 
 Mode = Literal["fast", "react", "auto"]
+ContextOrder = Literal["entities", "turns"]
 TOOL_NAMES: tuple[str, ...] = ("SchemaViewer", "EntityLookup", "GraphQuery", "Search")
 """The paper's four tools: the default set."""
 OPTIONAL_TOOL_NAMES: tuple[str, ...] = ("Timeline",)
@@ -38,7 +39,7 @@ class AgentConfig(BaseModel):
     max_iters: int = Field(default=LOCAL_MAX_ITERS, ge=1, le=200)
     prefetch_entities: int = Field(default=2, ge=0, le=10)
     prefetch_turns: int = Field(default=8, ge=0, le=20)
-    context_order: Literal["entities", "turns"] = "entities"
+    context_order: ContextOrder = "entities"
     """Which part of the prefetched context comes first: the entities with their facts, or
     the search-ranked turns (each keeps its share of the budget either way)."""
     max_facts: int = Field(default=12, ge=1, le=200)

@@ -25,12 +25,12 @@ import sys
 import time
 from collections import Counter
 from pathlib import Path
-from typing import Any
+from typing import Any, get_args
 
 from pydantic import ValidationError
 from rich.console import Console
 
-from apexmem_neo.agent import AgentConfig, MemoryAgent
+from apexmem_neo.agent import AgentConfig, ContextOrder, MemoryAgent, Mode
 from apexmem_neo.construction.loaders import TurnInput
 from benchmarks.locomo.baselines import TranscriptAnswerer, fit_recent, rag_turns
 from benchmarks.locomo.data import (
@@ -78,7 +78,7 @@ def _args(argv: list[str] | None) -> argparse.Namespace:
     p.add_argument("--api-base", default=None, help="default APEXMEM_LM_API_BASE for local")
     p.add_argument("--judge-model", default=None, help="default: --model")
     p.add_argument("--judge-api-base", default=None)
-    p.add_argument("--mode", choices=("fast", "react", "auto"), default="auto")
+    p.add_argument("--mode", choices=get_args(Mode), default="auto")
     p.add_argument("--max-iters", type=int, default=AgentConfig().max_iters)
     p.add_argument(
         "--prefetch-entities",
@@ -94,7 +94,7 @@ def _args(argv: list[str] | None) -> argparse.Namespace:
     )
     p.add_argument(
         "--context-order",
-        choices=("entities", "turns"),
+        choices=get_args(ContextOrder),
         default=AgentConfig().context_order,
         help="which part of the agent's prefetched context comes first",
     )
@@ -246,7 +246,7 @@ def _notes(systems: Systems, setup: dict[str, Any], names: list[str]) -> list[st
             f"agent ({setup['mode']} mode): its prefetched context holds "
             f"{setup['prefetch_entities']} entities with their facts and "
             f"{setup['prefetch_turns']} search-ranked turns, "
-            f"{setup.get('context_order', 'entities')} first"
+            f"{setup['context_order']} first"
         )
     if "full_context" in names:
         notes.append(
