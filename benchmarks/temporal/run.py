@@ -26,11 +26,11 @@ import sys
 import time
 from collections import defaultdict
 from pathlib import Path
-from typing import Any
+from typing import Any, get_args
 
 from rich.console import Console
 
-from apexmem_neo.agent import AgentConfig, MemoryAgent
+from apexmem_neo.agent import AgentConfig, ContextOrder, MemoryAgent, Mode
 from apexmem_neo.agent.memory_index import index_graph
 from benchmarks.charts import grouped_bars
 from benchmarks.locomo.judge import Judge, Verdict
@@ -66,12 +66,38 @@ def _args(argv: list[str] | None) -> argparse.Namespace:
         "--judge-model", default=None, help="default: --model; 'none' scores by exact check only"
     )
     p.add_argument("--judge-api-base", default=None)
-    p.add_argument("--mode", choices=("fast", "react", "auto"), default="auto")
+    p.add_argument("--mode", choices=get_args(Mode), default="auto")
     p.add_argument("--max-iters", type=int, default=AgentConfig().max_iters)
+    p.add_argument(
+        "--context-order",
+        choices=get_args(ContextOrder),
+        default=AgentConfig().context_order,
+        help="which part of the agent's prefetched context comes first",
+    )
+    p.add_argument(
+        "--memories",
+        default=",".join(MODES),
+        help="which memories to ask (comma-separated; both are always built)",
+    )
     p.add_argument("--tag", default="")
     p.add_argument("--out-dir", type=Path, default=RESULTS)
     p.add_argument("--work-dir", type=Path, default=WORK, help="where the stores are kept")
     return p.parse_args(argv)
+
+
+def agent_config(args: argparse.Namespace) -> AgentConfig:
+    return AgentConfig(mode=args.mode, max_iters=args.max_iters, context_order=args.context_order)
+
+
+def _memories(names: str) -> set[str]:
+    """The --memories list, each a known memory (an unknown one is an error naming it)."""
+    chosen = {name.strip() for name in names.split(",") if name.strip()}
+    unknown = sorted(chosen - set(MODES))
+    if unknown or not chosen:
+        raise SystemExit(
+            f"--memories: unknown {unknown or names!r}; choose from {', '.join(MODES)}"
+        )
+    return chosen
 
 
 def normalise(text: str) -> str:
@@ -190,7 +216,8 @@ def markdown(result: dict[str, Any]) -> str:
     setup = result["setup"]
     return "\n".join([
         f"{setup['conversations']} generated conversations (seed {setup['seed']}), "
-        f"{setup['turns']} turns, {result['questions']} questions per memory.",
+        f"{setup['turns']} turns, {result['questions']} questions per memory; the agent's "
+        f"prefetched context puts {setup.get('context_order', 'entities')} first.",
         "", *rows, "",
         f"- latency per question: {lat}",
         f"- overwrite memory: {ow['facts_overwritten']} of {ow['facts_total']} extracted facts "
@@ -222,6 +249,7 @@ def main(argv: list[str] | None = None) -> int:
     argv = sys.argv[1:] if argv is None else argv
     args = _args(argv)
     meta = provenance("benchmarks.temporal.run", argv)
+    memories = _memories(args.memories)
     lm, model = resolve_lm(args.model, args.api_base, 512)
     judge: Judge | None = None
     judge_model = "none (exact check)"
@@ -233,18 +261,20 @@ def main(argv: list[str] | None = None) -> int:
     convs = generate(args.conversations, args.seed, args.attributes, args.values)
     t0 = time.perf_counter()
     prep = _prepare(args, convs, lm)
-    config = AgentConfig(mode=args.mode, max_iters=args.max_iters)
+    config = agent_config(args)
     kinds = set(args.kinds.split(","))
     questions = [(c, q) for c in convs for q in c.questions if q.kind in kinds]
     log = AnswerLog(jsonl, "mode", lambda mode: str(prep["dbs"][mode]))
-    ask_all(questions, prep["dbs"], lm, config, judge, log)
+    asked = {mode: db for mode, db in prep["dbs"].items() if mode in memories}
+    ask_all(questions, asked, lm, config, judge, log)
     wanted = {q.qid for _, q in questions}
-    records = [r for r in log.records() if r["qid"] in wanted]
+    records = [r for r in log.records() if r["qid"] in wanted and r["mode"] in asked]
     result = {
         "benchmark": "temporal", **meta, "model": model, "judge_model": judge_model,
         "setup": {"conversations": args.conversations, "seed": args.seed,
                   "attributes": args.attributes, "values": args.values, "turns": prep["turns"],
                   "mode": args.mode, "max_iters": args.max_iters,
+                  "context_order": args.context_order, "memories": sorted(asked),
                   "dbs": {k: str(v) for k, v in prep["dbs"].items()}},
         "questions": len(wanted), "construction": prep["cost"], "overwrite": prep["overwrite"],
         "summary": summarize(records), "wall_seconds": round(time.perf_counter() - t0, 1),

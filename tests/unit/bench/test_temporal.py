@@ -6,12 +6,15 @@ from __future__ import annotations
 from datetime import datetime
 from pathlib import Path
 
+import pytest
+
+from apexmem_neo.agent import AgentConfig
 from apexmem_neo.ontology import Turn
 from apexmem_neo.store.eager import EagerOverwriteStore
 from apexmem_neo.store.sqlite import SQLiteGraphStore
 from benchmarks.temporal.generator import QUESTION_KINDS, date_forms, generate
 from benchmarks.temporal.overwrite import materialise_overwrite
-from benchmarks.temporal.run import exact_match
+from benchmarks.temporal.run import _args, _memories, agent_config, exact_match
 from tests.unit.agent.alice import ALICE, SESSION, TURN_1, TURN_2, alice_batch
 
 
@@ -103,3 +106,19 @@ def test_overwrite_keeps_the_last_written_fact_and_forgets_its_words(tmp_path: P
     assert len(source.history(ALICE, "favourite_restaurant")) == 2  # the source is untouched
     over.close()
     source.close()
+
+
+def test_agent_options_reach_the_config() -> None:
+    default = AgentConfig()
+    config = agent_config(_args([]))
+    assert (config.context_order, config.mode) == (default.context_order, "auto")
+    assert agent_config(_args(["--context-order", "turns"])).context_order == "turns"
+
+
+def test_memories_to_ask_are_checked_by_name() -> None:
+    assert _memories("append_only") == {"append_only"}
+    assert _memories("append_only, overwrite") == {"append_only", "overwrite"}
+    with pytest.raises(SystemExit, match="unknown.*'eager'"):
+        _memories("append_only,eager")
+    with pytest.raises(SystemExit, match="--memories"):
+        _memories(",")
