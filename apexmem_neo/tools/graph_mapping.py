@@ -76,7 +76,6 @@ GRAPH_RELATIONSHIPS: Final[tuple[tuple[str, str, str, str], ...]] = (
     ("Event", "PARTICIPANT", "Entity", "one event_participants row {event_id, entity_id, role}"),
     ("Event", "ASSERTS", "Fact", "facts.event_id = events.event_id"),
     ("Fact", "ABOUT", "Entity", "facts.entity_id = entities.entity_id"),
-    ("Fact", "OF_PROPERTY", "Property", "facts.property_id = properties.property_id"),
     ("Fact", "SUPPORTED_BY", "Evidence", "facts.evidence_id = evidence.evidence_id"),
 )
 """(start label, type, end label, the SQL join it mirrors)."""

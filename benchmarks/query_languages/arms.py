@@ -141,7 +141,8 @@ def delete_gold(driver: Driver, batch: GraphBatch | None = None, chunk: int = 20
                 break
     if batch is not None:
         records, _, _ = driver.execute_query(
-            "MATCH (p:Property) WHERE p.name IN $names AND NOT (p)<-[:OF_PROPERTY]-() "
+            "MATCH (p:Property) WHERE p.name IN $names "
+            "AND NOT EXISTS { MATCH (f:Fact) WHERE f.property_id = p.property_id } "
             "DETACH DELETE p RETURN count(*) AS deleted",
             names=[p.name for p in batch.properties],
         )

@@ -11,4 +11,4 @@ SET f.fact_id = 'fct_' + right(f.fact_id, 32),
       THEN 'prp_' + right(f.property_id, 32)
       ELSE f.property_id
     END
-RETURN count(f) AS rewritten
+RETURN count(f) AS changed

@@ -1,10 +1,12 @@
-// facts rows not yet stored -> (:Fact)-[:ABOUT]->(:Entity), -[:OF_PROPERTY]->(:Property),
-// (:Event)-[:ASSERTS]->(:Fact) and (:Fact)-[:SUPPORTED_BY]->(:Evidence) when set.
+// facts rows not yet stored -> (:Fact)-[:ABOUT]->(:Entity), (:Event)-[:ASSERTS]->(:Fact) and
+// (:Fact)-[:SUPPORTED_BY]->(:Evidence) when set. No relationship to the Property node: the
+// fact carries property_id and property (its batch writes the Property first), and an edge
+// per fact into ~100 shared Property nodes cost ~10% of ingest (2026-12-03 A/B).
 // $rows holds groups {entity_id, event_id, evidence_id, rows: [facts rows]}: the facts one
 // event asserts about one entity, so the Entity, Event and Evidence are looked up once per
 // group. The store passes only facts whose fact_id write_facts_existing did not find, each
-// once, so CREATE replaces MERGE (no relationship check against dense Entity / Property
-// nodes); a concurrent writer creating the same fact trips the fact_id constraint and the
+// once, so CREATE replaces MERGE (no relationship check against a dense Entity node);
+// a concurrent writer creating the same fact trips the fact_id constraint and the
 // store re-runs the batch with write_facts_merge. Append-only: an existing fact node is
 // never touched. The properties are spelled out (the facts columns; a null one is not
 // stored): with a literal map the planner sees no read/write conflict and needs no Eager.
@@ -16,7 +18,6 @@ WITH e, g,
   CASE WHEN ev IS NULL THEN [] ELSE [ev] END AS asserting_events,
   CASE WHEN v IS NULL THEN [] ELSE [v] END AS supporting_evidence
 UNWIND g.rows AS row
-MATCH (p:Property {property_id: row.property_id})
 CREATE (f:Fact {
   fact_id: row.fact_id, entity_id: row.entity_id, property_id: row.property_id,
   property: row.property, value_json: row.value_json, dtype: row.dtype,
@@ -24,6 +25,5 @@ CREATE (f:Fact {
   event_id: row.event_id, evidence_id: row.evidence_id, recorded_at: row.recorded_at
 })
 CREATE (f)-[:ABOUT]->(e)
-CREATE (f)-[:OF_PROPERTY]->(p)
 FOREACH (event IN asserting_events | CREATE (event)-[:ASSERTS]->(f))
 FOREACH (evidence IN supporting_evidence | CREATE (f)-[:SUPPORTED_BY]->(evidence))

@@ -1,14 +1,12 @@
-// facts rows -> (:Fact)-[:ABOUT]->(:Entity), -[:OF_PROPERTY]->(:Property),
-// (:Event)-[:ASSERTS]->(:Fact) and (:Fact)-[:SUPPORTED_BY]->(:Evidence) when set.
+// facts rows -> (:Fact)-[:ABOUT]->(:Entity), (:Event)-[:ASSERTS]->(:Fact) and
+// (:Fact)-[:SUPPORTED_BY]->(:Evidence) when set (no Property edge: see write_facts.cypher).
 // Append-only: ON CREATE SET only, a fact node is never changed once written.
 UNWIND $rows AS row
 MERGE (f:Fact {fact_id: row.fact_id})
 ON CREATE SET f += row
 WITH f, row
 MATCH (e:Entity {entity_id: row.entity_id})
-MATCH (p:Property {property_id: row.property_id})
 MERGE (f)-[:ABOUT]->(e)
-MERGE (f)-[:OF_PROPERTY]->(p)
 WITH f, row
 OPTIONAL MATCH (ev:Event {event_id: row.event_id})
 OPTIONAL MATCH (v:Evidence {evidence_id: row.evidence_id})

@@ -32,8 +32,8 @@ RELATIONSHIP_TYPES: Final[frozenset[str]] = frozenset(
         "SUPPORTED_BY",
         "PARTICIPANT",
         "ABOUT",
-        "OF_PROPERTY",
         "ASSERTS",
+        "OF_PROPERTY",  # only in migrate_drop_of_property: stores before 2026-12-03 had it
     }
 )
 

@@ -13,8 +13,9 @@ Mapping (the SQL-compat shim translates mechanically because names and values ar
   (Session), (Turn)-[:NEXT]->(Turn) (per session, in (seq, turn_id) order),
   (Evidence)-[:FROM_TURN]->(Turn), (Event)-[:FROM_TURN]->(Turn),
   (Event)-[:SUPPORTED_BY]->(Evidence), (Fact)-[:ABOUT]->(Entity),
-  (Fact)-[:OF_PROPERTY]->(Property), (Event)-[:ASSERTS]->(Fact),
-  (Fact)-[:SUPPORTED_BY]->(Evidence).
+  (Event)-[:ASSERTS]->(Fact), (Fact)-[:SUPPORTED_BY]->(Evidence). A fact names its property by
+  property_id and property and has no edge to the Property node (~100 shared nodes that every
+  fact would attach to: a supernode per property, and ~10% of ingest).
 
 The constructor does no I/O and the driver belongs to the caller (``close()`` does not close
 it). ``init_schema()`` applies ``cypher/schema``. ``write(batch)`` is one write transaction:
@@ -144,9 +145,13 @@ _SCHEMA_RACE_CODES: Final = frozenset(
     }
 )
 INDEX_WAIT_SECONDS: Final = 300
-ID_MIGRATIONS: Final = ("migrate_property_ids", "migrate_fact_ids")
-"""Rewrite ids of stores written before the short prefixes (ontology/ids.py), in batches."""
-ID_MIGRATION_BATCH: Final = 20_000
+MIGRATIONS: Final = ("migrate_property_ids", "migrate_fact_ids", "migrate_drop_of_property")
+"""Bring stores written by earlier versions to today's graph, in batches: ids before the short
+prefixes (ontology/ids.py), the (Fact)-[:OF_PROPERTY]->(Property) edges no longer kept."""
+MIGRATION_BATCH: Final = 20_000
+RETIRED_RELATIONSHIPS: Final = {"migrate_drop_of_property": "OF_PROPERTY"}
+"""Migrations that delete a relationship type run only where the type was ever used: Neo4j
+warns about a pattern naming a type it has never seen, and a new store has never seen it."""
 T = TypeVar("T")
 
 
@@ -189,22 +194,27 @@ class Neo4jGraphStore:
             for statement in cypher_files.schema_statements():
                 self._schema_statement(statement)
             self._run_read("CALL db.awaitIndexes($seconds)", {"seconds": INDEX_WAIT_SECONDS})
-            self._migrate_ids()
+            self._migrate()
         self._ready = True
 
-    def _migrate_ids(self) -> None:
-        """Give old fact and property ids today's prefixes, a batch per transaction so a
-        large store never holds one huge transaction; a migrated store costs one seek each."""
-        for name in ID_MIGRATIONS:
+    def _migrate(self) -> None:
+        """Run ``MIGRATIONS``, a batch per transaction so a large store never holds one huge
+        transaction; a migrated store costs one index lookup each."""
+        listed = self._run_read(cypher_files.query("relationship_types"), {})
+        known_types = {row["relationshipType"] for row in listed}
+        for name in MIGRATIONS:
+            retired = RETIRED_RELATIONSHIPS.get(name)
+            if retired is not None and retired not in known_types:
+                continue
             statement = Query(cypher_files.query(name))
             while True:
                 try:
                     records, _, _ = self.driver.execute_query(
-                        statement, {"limit": ID_MIGRATION_BATCH}, database_=self.database
+                        statement, {"limit": MIGRATION_BATCH}, database_=self.database
                     )
                 except neo4j_errors.Neo4jError as exc:
-                    raise StoreError(f"Neo4j id migration {name} failed: {exc.message}") from exc
-                if records[0]["rewritten"] == 0:
+                    raise StoreError(f"Neo4j migration {name} failed: {exc.message}") from exc
+                if records[0]["changed"] == 0:
                     break
 
     def _schema_statement(self, statement: str) -> None:

@@ -165,7 +165,6 @@ def test_traversal_relationships(neo4j_store: Neo4jGraphStore) -> None:
         ("Event", "SUPPORTED_BY", "Evidence"),
         ("Evidence", "FROM_TURN", "Turn"),
         ("Fact", "ABOUT", "Entity"),
-        ("Fact", "OF_PROPERTY", "Property"),
         ("Fact", "SUPPORTED_BY", "Evidence"),
         ("Turn", "IN_SESSION", "Session"),
     ]
@@ -202,7 +201,7 @@ def test_rewriting_a_large_batch_adds_nothing(neo4j_driver: Driver) -> None:
     assert store.counts() == first
     assert first.facts == 1000
     (rels,) = rows(neo4j_driver, "MATCH (:Fact)-[r]->() RETURN count(r) AS n")
-    assert rels["n"] == 2000  # ABOUT + OF_PROPERTY, once each
+    assert rels["n"] == 1000  # ABOUT, once each (no edge to the Property node)
 
 
 def _fact_ids(driver: Driver) -> list[tuple[str, str]]:
@@ -223,7 +222,7 @@ def test_init_schema_gives_old_fact_and_property_ids_the_short_prefixes(
     assert all(len(f) == len(p) == old_ids.OLD_ID_LENGTH for f, p in old_facts)
     old_ids.restore_prefixes(monkeypatch)
 
-    monkeypatch.setattr(neo4j_store_module, "ID_MIGRATION_BATCH", 4)  # several batches
+    monkeypatch.setattr(neo4j_store_module, "MIGRATION_BATCH", 4)  # several batches
     store = Neo4jGraphStore(neo4j_driver, clock=FakeClock())
     store.init_schema()
     assert _fact_ids(neo4j_driver) == sorted(
@@ -231,12 +230,6 @@ def test_init_schema_gives_old_fact_and_property_ids_the_short_prefixes(
     )
     properties = rows(neo4j_driver, "MATCH (p:Property) RETURN p.property_id AS id")
     assert {r["id"] for r in properties} == {p for _, p in _fact_ids(neo4j_driver)}
-    (linked,) = rows(
-        neo4j_driver,
-        "MATCH (f:Fact)-[:OF_PROPERTY]->(p:Property) "
-        "RETURN count(*) AS n, sum(CASE WHEN f.property_id = p.property_id THEN 1 END) AS same",
-    )
-    assert linked["n"] == linked["same"] == before.facts
     store.write(old_ids.timeline_batch())  # today's ids: the rewritten nodes, nothing new
     assert store.counts() == before
     assert store.history(ALICE.entity_id, "attr_1") == [
@@ -244,6 +237,28 @@ def test_init_schema_gives_old_fact_and_property_ids_the_short_prefixes(
     ]
     store.init_schema()  # a migrated store: nothing left to rewrite
     assert store.counts() == before
+
+
+def test_init_schema_removes_the_property_edges_of_older_stores(
+    neo4j_driver: Driver, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    wipe(neo4j_driver)
+    store = Neo4jGraphStore(neo4j_driver, clock=FakeClock())
+    store.init_schema()
+    store.write(big_batch(30))
+    before, facts = store.counts(), _fact_ids(neo4j_driver)
+    # What a store written before 2026-12-03 also held: one edge per fact to its Property.
+    (made,) = rows(
+        neo4j_driver,
+        "MATCH (f:Fact), (p:Property {property_id: f.property_id}) "
+        "CREATE (f)-[:OF_PROPERTY]->(p) RETURN count(*) AS n",
+    )
+    assert made["n"] == 30
+    monkeypatch.setattr(neo4j_store_module, "MIGRATION_BATCH", 7)  # several batches
+    store.init_schema()
+    (left,) = rows(neo4j_driver, "MATCH ()-[r:OF_PROPERTY]->() RETURN count(r) AS n")
+    assert left["n"] == 0
+    assert (store.counts(), _fact_ids(neo4j_driver)) == (before, facts)
 
 
 def test_server_side_failure_mid_batch_leaves_nothing(neo4j_store: Neo4jGraphStore) -> None:
@@ -428,8 +443,8 @@ def test_merge_fallback_path_is_idempotent_too(neo4j_driver: Driver) -> None:
 def _facts_missing_a_link(driver: Driver) -> int:
     (row,) = rows(
         driver,
-        "MATCH (f:Fact) WHERE NOT ((f)-[:ABOUT]->(:Entity) AND (f)-[:OF_PROPERTY]->(:Property)"
-        " AND (:Event)-[:ASSERTS]->(f)) RETURN count(f) AS n",
+        "MATCH (f:Fact) WHERE NOT ((f)-[:ABOUT]->(:Entity) AND (:Event)-[:ASSERTS]->(f)"
+        " AND EXISTS { MATCH (p:Property {property_id: f.property_id}) }) RETURN count(f) AS n",
     )
     return int(row["n"])
 
@@ -445,7 +460,7 @@ def test_two_writers_bulk_load_every_fact_once_with_its_links(neo4j_driver: Driv
     assert counts.events == sum(len(b.events) for b in batches)
     assert _facts_missing_a_link(neo4j_driver) == 0
     (rels,) = rows(neo4j_driver, "MATCH (:Fact)-[r]-() RETURN count(r) AS n")
-    assert rels["n"] == 3 * 6000  # ABOUT, OF_PROPERTY, ASSERTS: once each
+    assert rels["n"] == 2 * 6000  # ABOUT, ASSERTS: once each
     write_batches(store, batches, writers=2)
     assert store.counts() == counts
 

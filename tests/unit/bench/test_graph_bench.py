@@ -8,8 +8,10 @@ from pathlib import Path
 
 import pytest
 
+from apexmem_neo.store.neo4j import cypher_files
 from benchmarks.graph import bench
 from benchmarks.graph.generate import Spec, generate
+from benchmarks.graph.property_edge_ab import with_property_edge
 
 
 def test_steal_percent_is_the_share_of_all_cpu_time() -> None:
@@ -90,3 +92,14 @@ def test_generated_shape_is_the_documented_one_at_every_size(n_facts: int) -> No
     assert sum(n >= 2 for n in per_event.values()) >= 0.85 * len(per_event)
     assert n_facts / len(per_event) >= 2
     assert sum(per_pair.values()) / len(per_pair) >= 3
+
+
+def test_the_edge_arm_writes_facts_as_before_today() -> None:
+    today = cypher_files.query("write_facts")
+    assert "OF_PROPERTY" not in cypher_files.strip_comments(today)
+    edge = cypher_files.strip_comments(with_property_edge(today))
+    assert "MATCH (p:Property {property_id: row.property_id})" in edge
+    assert edge.index("UNWIND g.rows AS row") < edge.index("MATCH (p:Property")
+    assert "CREATE (f)-[:OF_PROPERTY]->(p)" in edge
+    with pytest.raises(SystemExit, match="write_facts.cypher changed"):
+        with_property_edge("MATCH (n) RETURN n")
