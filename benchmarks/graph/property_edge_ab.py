@@ -28,7 +28,6 @@ from rich.table import Table
 
 from apexmem_neo.settings import Settings
 from apexmem_neo.store.neo4j import cypher_files
-from apexmem_neo.store.neo4j import store as neo4j_store_module
 from benchmarks.graph import bench
 from benchmarks.graph.generate import Spec
 from benchmarks.graph.neo4j_backend import private_server
@@ -65,11 +64,11 @@ def arm_queries(arm: str) -> Iterator[None]:
         text = original(name)
         return with_property_edge(text) if arm == "edge" and name == "write_facts" else text
 
-    neo4j_store_module.cypher_files.query = query  # type: ignore[assignment]
+    cypher_files.query = query  # type: ignore[assignment]
     try:
         yield
     finally:
-        neo4j_store_module.cypher_files.query = original  # type: ignore[assignment]
+        cypher_files.query = original  # type: ignore[assignment]
 
 
 def one_load(arm: str, size: int, writers: int) -> dict[str, Any]:
@@ -88,7 +87,10 @@ def one_load(arm: str, size: int, writers: int) -> dict[str, Any]:
             store.close()
     expected_edges = size if arm == "edge" else 0
     if stored != size or edges != expected_edges:
-        raise SystemExit(f"{arm}: stored {stored} facts, {edges} edges; expected {size}")
+        raise SystemExit(
+            f"{arm}: stored {stored} facts and {edges} Property edges; "
+            f"expected {size} and {expected_edges}"
+        )
     return {"arm": arm, "facts_per_s": stats["ingest_facts_per_s"], "steal": stats["cpu_steal_pct"]}
 
 

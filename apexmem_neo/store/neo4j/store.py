@@ -15,7 +15,8 @@ Mapping (the SQL-compat shim translates mechanically because names and values ar
   (Event)-[:SUPPORTED_BY]->(Evidence), (Fact)-[:ABOUT]->(Entity),
   (Event)-[:ASSERTS]->(Fact), (Fact)-[:SUPPORTED_BY]->(Evidence). A fact names its property by
   property_id and property and has no edge to the Property node (~100 shared nodes that every
-  fact would attach to: a supernode per property, and ~10% of ingest).
+  fact would attach to: a supernode per property, and 5-11% of ingest as measured by
+  ``benchmarks.graph.property_edge_ab``).
 
 The constructor does no I/O and the driver belongs to the caller (``close()`` does not close
 it). ``init_schema()`` applies ``cypher/schema``. ``write(batch)`` is one write transaction:
@@ -145,13 +146,16 @@ _SCHEMA_RACE_CODES: Final = frozenset(
     }
 )
 INDEX_WAIT_SECONDS: Final = 300
-MIGRATIONS: Final = ("migrate_property_ids", "migrate_fact_ids", "migrate_drop_of_property")
-"""Bring stores written by earlier versions to today's graph, in batches: ids before the short
-prefixes (ontology/ids.py), the (Fact)-[:OF_PROPERTY]->(Property) edges no longer kept."""
+MIGRATIONS: Final[tuple[tuple[str, str | None], ...]] = (
+    ("migrate_property_ids", None),
+    ("migrate_fact_ids", None),
+    ("migrate_drop_of_property", "OF_PROPERTY"),
+)
+"""(query, the relationship type it deletes) bringing stores of earlier versions to today's
+graph, in batches: ids before the short prefixes (ontology/ids.py), the
+(Fact)-[:OF_PROPERTY]->(Property) edges no longer kept. A migration deleting a type runs only
+where that type was ever held: Neo4j warns about a pattern naming a type it has never seen."""
 MIGRATION_BATCH: Final = 20_000
-RETIRED_RELATIONSHIPS: Final = {"migrate_drop_of_property": "OF_PROPERTY"}
-"""Migrations that delete a relationship type run only where the type was ever used: Neo4j
-warns about a pattern naming a type it has never seen, and a new store has never seen it."""
 T = TypeVar("T")
 
 
@@ -202,9 +206,8 @@ class Neo4jGraphStore:
         transaction; a migrated store costs one index lookup each."""
         listed = self._run_read(cypher_files.query("relationship_types"), {})
         known_types = {row["relationshipType"] for row in listed}
-        for name in MIGRATIONS:
-            retired = RETIRED_RELATIONSHIPS.get(name)
-            if retired is not None and retired not in known_types:
+        for name, deletes_type in MIGRATIONS:
+            if deletes_type is not None and deletes_type not in known_types:
                 continue
             statement = Query(cypher_files.query(name))
             while True:
