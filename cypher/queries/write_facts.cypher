@@ -2,7 +2,7 @@
 // (:Fact)-[:SUPPORTED_BY]->(:Evidence) when set. No relationship to the Property node: the
 // fact carries property_id and property (its batch writes the Property first), and an edge
 // per fact into ~100 shared Property nodes cost 5-11% of ingest
-// (benchmarks.graph.property_edge_ab, 2026-12-03).
+// (benchmarks.graph.write_ab --variant property_edge, 2026-12-03).
 // $rows holds groups {entity_id, event_id, evidence_id, rows: [facts rows]}: the facts one
 // event asserts about one entity, so the Entity, Event and Evidence are looked up once per
 // group. The store passes only facts whose fact_id write_facts_existing did not find, each

@@ -465,6 +465,24 @@ def test_two_writers_bulk_load_every_fact_once_with_its_links(neo4j_driver: Driv
     assert store.counts() == counts
 
 
+def _load_twice_at_once(store: Neo4jGraphStore, batches: list[GraphBatch]) -> None:
+    """Two bulk loads of the same batches in two threads, two writers each; both succeed."""
+    errors: list[BaseException] = []
+
+    def load() -> None:
+        try:
+            write_batches(store, batches, writers=2)
+        except BaseException as exc:  # surfaced by the assertion below
+            errors.append(exc)
+
+    threads = [threading.Thread(target=load) for _ in range(2)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+    assert errors == []
+
+
 def test_two_bulk_loads_of_the_same_batches_at_once_store_each_fact_once(
     neo4j_driver: Driver,
 ) -> None:
@@ -475,20 +493,7 @@ def test_two_bulk_loads_of_the_same_batches_at_once_store_each_fact_once(
     store.init_schema()
     head, *rest = list(generate(Spec(n_facts=4000, n_entities=40, batch_facts=400)))
     store.write(head)
-    errors: list[BaseException] = []
-
-    def load() -> None:
-        try:
-            write_batches(store, rest, writers=2)
-        except BaseException as exc:  # surfaced by the assertion below
-            errors.append(exc)
-
-    threads = [threading.Thread(target=load) for _ in range(2)]
-    for thread in threads:
-        thread.start()
-    for thread in threads:
-        thread.join()
-    assert errors == []
+    _load_twice_at_once(store, rest)
     assert store.counts().facts == 4000
     assert _facts_missing_a_link(neo4j_driver) == 0
     (dupes,) = rows(
@@ -496,3 +501,20 @@ def test_two_bulk_loads_of_the_same_batches_at_once_store_each_fact_once(
         "MATCH ()-[r:ASSERTS]->(f:Fact) WITH f, count(r) AS n WHERE n > 1 RETURN count(f) AS n",
     )
     assert dupes["n"] == 0
+
+
+def test_two_loads_into_an_empty_store_create_each_entity_and_property_once(
+    neo4j_driver: Driver,
+) -> None:
+    """Entities and properties take the CREATE path too: racing loads clash on entity_id or
+    property_id, the loser re-runs with MERGE, and each node exists once with its facts."""
+    wipe(neo4j_driver)
+    store = Neo4jGraphStore(neo4j_driver)
+    store.init_schema()
+    batches = list(generate(Spec(n_facts=3000, n_entities=30, batch_facts=300)))
+    _load_twice_at_once(store, batches)
+    counts = store.counts()
+    assert counts.facts == 3000
+    assert counts.entities == len({e.entity_id for b in batches for e in b.entities})
+    assert counts.properties == len({p.property_id for b in batches for p in b.properties})
+    assert _facts_missing_a_link(neo4j_driver) == 0

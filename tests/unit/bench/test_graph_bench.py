@@ -11,7 +11,7 @@ import pytest
 from apexmem_neo.store.neo4j import cypher_files
 from benchmarks.graph import bench
 from benchmarks.graph.generate import Spec, generate
-from benchmarks.graph.property_edge_ab import with_property_edge
+from benchmarks.graph.write_ab import with_property_edge
 
 
 def test_steal_percent_is_the_share_of_all_cpu_time() -> None:
