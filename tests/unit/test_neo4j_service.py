@@ -96,22 +96,38 @@ def test_launch_command_carries_the_marker_and_the_addresses(service: Neo4jServi
     assert service.marker == "apexmem-neo4j-launcher"
     assert service.marker in " ".join(argv)
     assert "-Xmx1024m" in argv and "-Dapexmem.pagecache.mb=512" in argv  # the defaults
+    assert "-XX:+UseG1GC" in argv and "-Xms1024m" in argv  # the heap starts at its maximum
     jar = argv[argv.index("-jar") + 1]
     assert jar == str(service.build_dir() / "apexmem-neo4j-launcher.jar")
     assert argv[-3:] == [str(service.home / "data" / "neo4j"), "127.0.0.1", str(service.port)]
     assert spec.cwd == service.data_dir
 
 
-def test_heap_and_page_cache_come_from_the_environment() -> None:
+def test_heap_gc_and_page_cache_come_from_the_environment() -> None:
     env = {"APEXMEM_NEO4J_HEAP_MB": "2048", "APEXMEM_NEO4J_PAGECACHE_MB": " 3072 "}
-    assert n4.memory_options(env) == ["-Xmx2048m", "-Dapexmem.pagecache.mb=3072"]
-    assert n4.memory_options({}) == ["-Xmx1024m", "-Dapexmem.pagecache.mb=512"]
+    assert n4.jvm_options({**env, "APEXMEM_NEO4J_GC": " Parallel "}) == [
+        "-Xms2048m",
+        "-Xmx2048m",
+        "-XX:+UseParallelGC",
+        "-Dapexmem.pagecache.mb=3072",
+    ]
+    assert n4.jvm_options({}) == [
+        "-Xms1024m",
+        "-Xmx1024m",
+        "-XX:+UseG1GC",
+        "-Dapexmem.pagecache.mb=512",
+    ]
 
 
 @pytest.mark.parametrize("bad", ["0", "-5", "2g", "1.5"])
 def test_a_bad_memory_size_is_an_error_naming_the_variable(bad: str) -> None:
     with pytest.raises(ServiceError, match=f"APEXMEM_NEO4J_PAGECACHE_MB='{re.escape(bad)}'"):
-        n4.memory_options({"APEXMEM_NEO4J_PAGECACHE_MB": bad})
+        n4.jvm_options({"APEXMEM_NEO4J_PAGECACHE_MB": bad})
+
+
+def test_an_unknown_gc_is_an_error_naming_the_choices() -> None:
+    with pytest.raises(ServiceError, match="APEXMEM_NEO4J_GC='zgc'.*g1 or parallel"):
+        n4.jvm_options({"APEXMEM_NEO4J_GC": "zgc"})
 
 
 def test_missing_mvn_is_a_service_error_naming_it(

@@ -1,0 +1,169 @@
+"""A/B: Neo4j's ingest rate and read latency under each JVM garbage collector.
+
+The Neo4j that `apexmem services up` starts runs the collector named by APEXMEM_NEO4J_GC
+(``g1`` by default, or ``parallel``). This benchmark starts the benchmark's own Neo4j
+(port 7799, a new data directory) once per arm and round with that collector, warms it up
+with untimed loads, then times fresh loads of the graph benchmark's data and the temporal
+queries on the last one (a throughput collector pauses the reads too, so both are shown).
+Arms alternate ABBA across rounds so a drift in the machine's speed falls on both.
+
+Usage (from the repo root; nothing else running):
+    .venv/bin/python -m benchmarks.graph.gc_ab --size 10000 --rounds 4
+Output: a table, and benchmarks/results/gc_ab_<size>.json.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import random
+import statistics
+import tempfile
+from collections.abc import Iterator
+from contextlib import contextmanager
+from pathlib import Path
+from typing import Any, Final
+
+from rich.console import Console
+from rich.table import Table
+
+from apexmem_neo.services.neo4j_server import GC_ENV, GC_OPTIONS
+from apexmem_neo.settings import Settings
+from benchmarks.graph import bench
+from benchmarks.graph.generate import Spec
+from benchmarks.graph.neo4j_backend import fresh_store, private_server
+from benchmarks.graph.write_ab import summarize
+from benchmarks.memory import RESULTS
+
+ARMS: Final = tuple(GC_OPTIONS)
+LATENCY_SAMPLES: Final = 50
+YOUNG_COLLECTOR: Final = {"g1": "G1 Young Generation", "parallel": "PS Scavenge"}
+"""Per arm, the young-generation collector the server's JVM must report over JMX."""
+COLLECTORS_QUERY: Final = (
+    "CALL dbms.queryJmx('java.lang:type=GarbageCollector,*') YIELD name RETURN name"
+)
+
+
+@contextmanager
+def collector(arm: str) -> Iterator[None]:
+    """While inside, a Neo4j started by this process runs the arm's collector."""
+    previous = os.environ.get(GC_ENV)
+    os.environ[GC_ENV] = arm
+    try:
+        yield
+    finally:
+        if previous is None:
+            os.environ.pop(GC_ENV, None)
+        else:
+            os.environ[GC_ENV] = previous
+
+
+def arm_run(arm: str, size: int, warmups: int, loads: int, writers: int) -> dict[str, Any]:
+    """One server with the arm's collector: warm-ups, timed loads, then read latency."""
+    spec = Spec(n_facts=size, batch_facts=bench.batch_facts(size))
+    workdir = Path(tempfile.gettempdir())
+    with collector(arm), private_server(Settings()):
+        for n in range(warmups):
+            bench.timed_load("neo4j", workdir, spec, writers, n)
+        rates = [bench.timed_load("neo4j", workdir, spec, writers, n) for n in range(loads - 1)]
+        store = fresh_store()
+        store.init_schema()
+        try:
+            stats, _ = bench.ingest(store, spec, keep_facts=False, writers=writers)
+            stored = store.counts().facts
+            beans = [r["name"] for r in store.driver.execute_query(COLLECTORS_QUERY).records]
+            picks = bench.samples(store, spec, LATENCY_SAMPLES, random.Random(size))
+            latency = bench.latencies(store, picks)
+        finally:
+            store.close()
+    if stored != size:
+        raise SystemExit(f"{arm}: the last load stored {stored} facts, expected {size}")
+    if not any(f"name={YOUNG_COLLECTOR[arm]}," in bean for bean in beans):
+        raise SystemExit(f"{arm}: the server's JVM reports collectors {beans}")
+    facts_per_s = [x["ingest_facts_per_s"] for x in [*rates, stats]]
+    return {
+        "arm": arm,
+        "collectors": beans,
+        "loads_facts_per_s": facts_per_s,
+        "median_facts_per_s": statistics.median(facts_per_s),
+        "latency_ms": latency,
+    }
+
+
+def run(
+    size: int, rounds: int, warmups: int, loads: int, writers: int, console: Console
+) -> dict[str, Any]:
+    runs: list[dict[str, Any]] = []
+    for r in range(rounds):
+        for arm in ARMS if r % 2 == 0 else tuple(reversed(ARMS)):
+            runs.append({"round": r, **arm_run(arm, size, warmups, loads, writers)})
+            console.print(f"round {r} {arm}: loads {runs[-1]['loads_facts_per_s']} facts/s")
+    summary = {arm: _summary([x for x in runs if x["arm"] == arm]) for arm in ARMS}
+    first, second = ARMS
+    wins = sum(1 for r in range(rounds) if _median(runs, r, first) > _median(runs, r, second))
+    return {"size": size, "writers": writers, "warmups": warmups, "loads_per_run": loads,
+            "runs": runs, "summary": summary, "rounds": rounds,
+            f"rounds_{first}_faster": wins}  # fmt: skip
+
+
+def _median(runs: list[dict[str, Any]], r: int, arm: str) -> float:
+    return float(next(x["median_facts_per_s"] for x in runs if x["round"] == r and x["arm"] == arm))
+
+
+def _summary(runs: list[dict[str, Any]]) -> dict[str, Any]:
+    """Every load's rate of the arm, and per temporal query the median of its runs' p50/p95."""
+    rates = [rate for run in runs for rate in run["loads_facts_per_s"]]
+    queries = runs[0]["latency_ms"].keys()
+    latency = {
+        name: {
+            stat: round(statistics.median(run["latency_ms"][name][stat] for run in runs), 3)
+            for stat in ("p50_ms", "p95_ms")
+        }
+        for name in queries
+    }
+    return {"facts_per_s": summarize(rates), "latency_ms": latency}
+
+
+def render(console: Console, result: dict[str, Any]) -> None:
+    title = f"Neo4j by garbage collector: {result['size']:,} facts, {result['writers']} writers"
+    table = Table(title=f"{title} (latency p50 / p95 ms, median of runs)")
+    table.add_column("metric")
+    for arm in ARMS:
+        table.add_column(arm, justify="right")
+    rates = [result["summary"][arm]["facts_per_s"] for arm in ARMS]
+    table.add_row("ingest facts/s, median", *(f"{r['median']:,.0f}" for r in rates))
+    table.add_row("min - max", *(f"{r['min']:,} - {r['max']:,}" for r in rates))
+    for name in result["summary"][ARMS[0]]["latency_ms"]:
+        cells = (result["summary"][arm]["latency_ms"][name] for arm in ARMS)
+        table.add_row(name, *(f"{c['p50_ms']} / {c['p95_ms']}" for c in cells))
+    console.print(table)
+    first, second = ARMS
+    console.print(
+        f"{first} faster in {result[f'rounds_{first}_faster']} of {result['rounds']} rounds "
+        f"(median load of each run against {second}'s)"
+    )
+
+
+def main(argv: list[str] | None = None) -> None:
+    parser = argparse.ArgumentParser(description=(__doc__ or "").split("\n")[0])
+    parser.add_argument("--size", type=int, default=10_000)
+    parser.add_argument("--rounds", type=int, default=4)
+    parser.add_argument("--warmups", type=int, default=16, help="untimed loads per server")
+    parser.add_argument("--loads", type=int, default=3, help="timed loads per server")
+    parser.add_argument("--writers", type=int, default=2)
+    parser.add_argument("--out-dir", type=Path, default=RESULTS)
+    args = parser.parse_args(argv)
+    if args.loads < 1 or args.rounds < 1 or args.warmups < 0:
+        parser.error("--loads and --rounds must be at least 1, --warmups at least 0")
+    console = Console()
+    result = run(args.size, args.rounds, args.warmups, args.loads, args.writers, console)
+    render(console, result)
+    args.out_dir.mkdir(parents=True, exist_ok=True)
+    out = args.out_dir / f"gc_ab_{args.size}.json"
+    out.write_text(json.dumps(result, indent=2))
+    console.print(f"written to {out}")
+
+
+if __name__ == "__main__":
+    main()
