@@ -3,8 +3,9 @@
 The Neo4j that `apexmem services up` starts runs the collector named by APEXMEM_NEO4J_GC
 (``g1`` by default, or ``parallel``). This benchmark starts the benchmark's own Neo4j
 (port 7799, a new data directory) once per arm and round with that collector, warms it up
-with untimed loads, then times fresh loads of the graph benchmark's data and the temporal
-queries on the last one (a throughput collector pauses the reads too, so both are shown).
+with untimed loads, then times the graph benchmark's loads of one size (three below 1M, one
+at 1M) and its temporal queries on the last (a throughput collector pauses the reads too,
+so both are shown).
 Arms alternate ABBA across rounds so a drift in the machine's speed falls on both.
 
 Usage (from the repo root; nothing else running):
@@ -17,7 +18,6 @@ from __future__ import annotations
 import argparse
 import json
 import os
-import random
 import statistics
 import tempfile
 from collections.abc import Iterator
@@ -25,14 +25,14 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import Any, Final
 
+from neo4j import GraphDatabase
 from rich.console import Console
 from rich.table import Table
 
 from apexmem_neo.services.neo4j_server import GC_ENV, GC_OPTIONS
 from apexmem_neo.settings import Settings
 from benchmarks.graph import bench
-from benchmarks.graph.generate import Spec
-from benchmarks.graph.neo4j_backend import fresh_store, private_server
+from benchmarks.graph.neo4j_backend import private_server
 from benchmarks.graph.write_ab import summarize
 from benchmarks.memory import RESULTS
 
@@ -59,52 +59,49 @@ def collector(arm: str) -> Iterator[None]:
             os.environ[GC_ENV] = previous
 
 
-def arm_run(arm: str, size: int, warmups: int, loads: int, writers: int) -> dict[str, Any]:
-    """One server with the arm's collector: warm-ups, timed loads, then read latency."""
-    spec = Spec(n_facts=size, batch_facts=bench.batch_facts(size))
+def arm_run(arm: str, size: int, warmups: int, writers: int) -> dict[str, Any]:
+    """One server with the arm's collector: the graph benchmark's warm-up loads, then its
+    timed loads and read latency for ``size`` (``bench.warm_up``, ``bench.bench_size``)."""
     workdir = Path(tempfile.gettempdir())
-    with collector(arm), private_server(Settings()):
-        for n in range(warmups):
-            bench.timed_load("neo4j", workdir, spec, writers, n)
-        rates = [bench.timed_load("neo4j", workdir, spec, writers, n) for n in range(loads - 1)]
-        store = fresh_store()
-        store.init_schema()
-        try:
-            stats, _ = bench.ingest(store, spec, keep_facts=False, writers=writers)
-            stored = store.counts().facts
-            beans = [r["name"] for r in store.driver.execute_query(COLLECTORS_QUERY).records]
-            picks = bench.samples(store, spec, LATENCY_SAMPLES, random.Random(size))
-            latency = bench.latencies(store, picks)
-        finally:
-            store.close()
-    if stored != size:
-        raise SystemExit(f"{arm}: the last load stored {stored} facts, expected {size}")
+    with collector(arm), private_server(Settings()) as uri:
+        bench.warm_up("neo4j", workdir, size, warmups, writers)
+        measured = bench.bench_size("neo4j", size, workdir, LATENCY_SAMPLES, False, writers)
+        beans = server_collectors(uri)
     if not any(f"name={YOUNG_COLLECTOR[arm]}," in bean for bean in beans):
         raise SystemExit(f"{arm}: the server's JVM reports collectors {beans}")
-    facts_per_s = [x["ingest_facts_per_s"] for x in [*rates, stats]]
     return {
         "arm": arm,
         "collectors": beans,
-        "loads_facts_per_s": facts_per_s,
-        "median_facts_per_s": statistics.median(facts_per_s),
-        "latency_ms": latency,
+        "loads_facts_per_s": measured["ingest"]["loads_facts_per_s"],
+        "median_facts_per_s": measured["ingest"]["ingest_facts_per_s"],
+        "latency_ms": measured["latency"],
     }
 
 
-def run(
-    size: int, rounds: int, warmups: int, loads: int, writers: int, console: Console
-) -> dict[str, Any]:
+def server_collectors(uri: str) -> list[str]:
+    """The garbage collectors the server's JVM reports over JMX."""
+    with GraphDatabase.driver(uri) as driver:
+        return [r["name"] for r in driver.execute_query(COLLECTORS_QUERY).records]
+
+
+def run(size: int, rounds: int, warmups: int, writers: int, console: Console) -> dict[str, Any]:
     runs: list[dict[str, Any]] = []
     for r in range(rounds):
         for arm in ARMS if r % 2 == 0 else tuple(reversed(ARMS)):
-            runs.append({"round": r, **arm_run(arm, size, warmups, loads, writers)})
+            runs.append({"round": r, **arm_run(arm, size, warmups, writers)})
             console.print(f"round {r} {arm}: loads {runs[-1]['loads_facts_per_s']} facts/s")
     summary = {arm: _summary([x for x in runs if x["arm"] == arm]) for arm in ARMS}
     first, second = ARMS
     wins = sum(1 for r in range(rounds) if _median(runs, r, first) > _median(runs, r, second))
-    return {"size": size, "writers": writers, "warmups": warmups, "loads_per_run": loads,
-            "runs": runs, "summary": summary, "rounds": rounds,
-            f"rounds_{first}_faster": wins}  # fmt: skip
+    return {
+        "size": size,
+        "writers": writers,
+        "warmups": warmups,
+        "runs": runs,
+        "summary": summary,
+        "rounds": rounds,
+        f"rounds_{first}_faster": wins,
+    }
 
 
 def _median(runs: list[dict[str, Any]], r: int, arm: str) -> float:
@@ -150,14 +147,13 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--size", type=int, default=10_000)
     parser.add_argument("--rounds", type=int, default=4)
     parser.add_argument("--warmups", type=int, default=16, help="untimed loads per server")
-    parser.add_argument("--loads", type=int, default=3, help="timed loads per server")
     parser.add_argument("--writers", type=int, default=2)
     parser.add_argument("--out-dir", type=Path, default=RESULTS)
     args = parser.parse_args(argv)
-    if args.loads < 1 or args.rounds < 1 or args.warmups < 0:
-        parser.error("--loads and --rounds must be at least 1, --warmups at least 0")
+    if args.rounds < 1 or args.warmups < 0:
+        parser.error("--rounds must be at least 1, --warmups at least 0")
     console = Console()
-    result = run(args.size, args.rounds, args.warmups, args.loads, args.writers, console)
+    result = run(args.size, args.rounds, args.warmups, args.writers, console)
     render(console, result)
     args.out_dir.mkdir(parents=True, exist_ok=True)
     out = args.out_dir / f"gc_ab_{args.size}.json"

@@ -9,7 +9,8 @@ from pathlib import Path
 import pytest
 
 from apexmem_neo.store.neo4j import cypher_files
-from benchmarks.graph import bench
+from apexmem_neo.store.neo4j import store as neo4j_store
+from benchmarks.graph import bench, write_ab
 from benchmarks.graph.generate import Spec, generate
 from benchmarks.graph.write_ab import with_property_edge
 
@@ -103,3 +104,14 @@ def test_the_edge_arm_writes_facts_as_before_today() -> None:
     assert "CREATE (f)-[:OF_PROPERTY]->(p)" in edge
     with pytest.raises(SystemExit, match="write_facts.cypher changed"):
         with_property_edge("MATCH (n) RETURN n")
+
+
+def test_entity_merge_variant_takes_entities_off_the_create_path_until_it_ends() -> None:
+    """The variant the write A/B measures: inside, entities and properties are not on the
+    store's CREATE path (so they go through their MERGE queries); after, even on an error,
+    the path is as before."""
+    before = dict(neo4j_store.CREATE_NEW)
+    with pytest.raises(RuntimeError), write_ab.entity_merge():
+        assert set(before) - set(neo4j_store.CREATE_NEW) == {"entities", "properties"}
+        raise RuntimeError
+    assert before == neo4j_store.CREATE_NEW
