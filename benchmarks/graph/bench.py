@@ -223,7 +223,8 @@ def query_plans(store: GraphStore, pick: dict[str, Any]) -> dict[str, dict[str, 
 
 
 WARMUP_LOADS = {"neo4j": 15, "sqlite": 0}
-"""Untimed loads of the smallest size before the first timed one, kept out of the results.
+"""Untimed loads of the smallest size before the first timed one, kept out of the results
+(the least; Neo4j goes on until its rate is steady, see ``warm_up_until_steady``).
 The Neo4j server is a JVM whose JIT compiles the write path during the first loads. In this
 benchmark's run on a new server (``--private-neo4j``, two writers, 2026-12-02, 38b7265) the
 15 warm-up loads of 10k facts ran 2.0k, 4.8k, 4.9k, 6.7k, 6.3k, 7.9k, then 5.1k-8.0k, and
@@ -231,6 +232,14 @@ the timed ones 7.6k-9.0k; a scratch run of 30 loads on another new server climbe
 9.5k-10.3k by loads 9-13 and a median ~12k over loads 14-30. Three warm-ups (the earlier
 default) left the smallest size measuring that climb. Their rates are kept in the results
 JSON ("warmup") and printed, so the cold-start figures stay in view. SQLite needs none."""
+MAX_WARMUP_LOADS = 60
+"""Neo4j's warm-up stops here even if its rate still climbs (~2 min of 10k loads)."""
+STEADY_WINDOW = 5
+STEADY_GAIN = 1.05
+"""The rate is steady once the median of the last ``STEADY_WINDOW`` warm-up loads is at most
+5% above the median of the ``STEADY_WINDOW`` before them: the JIT has compiled what the loads
+run. 15 fixed warm-ups were not enough on 2026-12-03: after them the benchmark's 10k loads ran
+7.2k-9.2k facts/s, and the same 10k load measured 11-15k facts/s after 20-40 loads."""
 WARMUP_ATTEMPTS_FROM = 100
 """Warm-up loads count their attempts from here, so their SQLite files differ from the
 timed loads' (``open_store`` names a file per size and attempt)."""
@@ -242,6 +251,28 @@ def warm_up(backend: str, workdir: Path, size: int, loads: int, writers: int) ->
     spec = Spec(n_facts=size, batch_facts=batch_facts(size))
     attempts = range(WARMUP_ATTEMPTS_FROM, WARMUP_ATTEMPTS_FROM + loads)
     return [timed_load(backend, workdir, spec, writers, n)["ingest_facts_per_s"] for n in attempts]
+
+
+def is_steady(rates: list[int]) -> bool:
+    """The last ``STEADY_WINDOW`` loads no faster (within ``STEADY_GAIN``) than the ones before."""
+    if len(rates) < 2 * STEADY_WINDOW:
+        return False
+    last = statistics.median(rates[-STEADY_WINDOW:])
+    before = statistics.median(rates[-2 * STEADY_WINDOW : -STEADY_WINDOW])
+    return last <= before * STEADY_GAIN
+
+
+def warm_up_until_steady(
+    backend: str, workdir: Path, size: int, min_loads: int, writers: int
+) -> list[int]:
+    """At least ``min_loads`` untimed loads of ``size`` facts, then more until the rate is
+    steady (``is_steady``) or ``MAX_WARMUP_LOADS`` ran; their facts/s."""
+    rates: list[int] = []
+    while len(rates) < MAX_WARMUP_LOADS and (len(rates) < min_loads or not is_steady(rates)):
+        attempt = WARMUP_ATTEMPTS_FROM + len(rates)
+        spec = Spec(n_facts=size, batch_facts=batch_facts(size))
+        rates.append(timed_load(backend, workdir, spec, writers, attempt)["ingest_facts_per_s"])
+    return rates
 
 
 def batch_facts(size: int) -> int:
@@ -359,7 +390,8 @@ def main(argv: list[str] | None = None) -> None:
         "--warmup-loads",
         type=int,
         default=None,
-        help="untimed loads of the smallest size first (default: neo4j 15, sqlite 0)",
+        help="untimed loads of the smallest size first (default: sqlite 0; neo4j at least"
+        " 15, then until the rate is steady, at most 60)",
     )
     parser.add_argument(
         "--private-neo4j",
@@ -384,6 +416,20 @@ def _neo4j_server(args: argparse.Namespace) -> str | None:
     return "private, new data directory" if args.private_neo4j else "NEO4J_URI, wiped"
 
 
+def _warm_up(
+    args: argparse.Namespace, console: Console, workdir: Path, size: int, loads: int
+) -> list[int]:
+    """``--warmup-loads`` given: that many loads. Otherwise (Neo4j) until the rate is steady."""
+    if args.warmup_loads is not None:
+        console.print(f"[bold]{args.backend}[/]: {loads} warm-up loads of {size:,} ...")
+        return warm_up(args.backend, workdir, size, loads, args.writers)
+    console.print(
+        f"[bold]{args.backend}[/]: warm-up loads of {size:,} until the rate is steady"
+        f" ({loads} to {MAX_WARMUP_LOADS}) ..."
+    )
+    return warm_up_until_steady(args.backend, workdir, size, loads, args.writers)
+
+
 def run(args: argparse.Namespace) -> None:
     sizes = [int(s) for s in args.sizes.split(",") if s]
     warmups = WARMUP_LOADS[args.backend] if args.warmup_loads is None else args.warmup_loads
@@ -392,10 +438,7 @@ def run(args: argparse.Namespace) -> None:
         workdir = args.workdir or Path(tmp)
         warmup = {"size": min(sizes), "loads_facts_per_s": []}
         if warmups:
-            console.print(f"[bold]{args.backend}[/]: {warmups} warm-up loads of {min(sizes):,} ...")
-            warmup["loads_facts_per_s"] = warm_up(
-                args.backend, workdir, min(sizes), warmups, args.writers
-            )
+            warmup["loads_facts_per_s"] = _warm_up(args, console, workdir, min(sizes), warmups)
             console.print(
                 f"warm-up loads (facts/s, not in the results): {warmup['loads_facts_per_s']}"
             )

@@ -51,6 +51,24 @@ def test_tiny_sqlite_run_writes_warmup_and_per_load_steal(
     assert 1 <= narrow <= bench.NARROW_WINDOW_FACTS + 1  # ties on t_from may add one
 
 
+def test_rates_are_steady_once_the_last_loads_stop_climbing() -> None:
+    climbing = [2000, 4000, 5000, 6000, 7000, 8000, 9000, 10000, 11000, 12000]
+    assert not bench.is_steady(climbing)
+    plateau = [7000, 6900, 7100, 7050, 6800, 7000, 7200, 6900, 7300, 7100]
+    assert bench.is_steady([*climbing[:5], *plateau]), "last five within 5% of the five before"
+    assert not bench.is_steady([9000] * 9), "fewer loads than two windows"
+
+
+def test_warm_up_runs_its_least_loads_then_stops_when_steady_or_at_the_cap(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(bench, "MAX_WARMUP_LOADS", 14)
+    rates = bench.warm_up_until_steady("sqlite", tmp_path, 200, 11, writers=1)
+    assert 11 <= len(rates) <= 14 and all(rate > 0 for rate in rates)
+    assert len(rates) == 14 or bench.is_steady(rates)
+    assert len(rates) == 11 or not bench.is_steady(rates[:-1]), "went on only while climbing"
+
+
 def test_narrow_window_ends_at_the_sixth_fact_from_t(tmp_path: Path) -> None:
     from apexmem_neo.store.sqlite import SQLiteGraphStore
     from benchmarks.graph.generate import Spec, generate
