@@ -2,8 +2,9 @@
 
 Sections, each only when its files exist: LOCOMO QA (``locomo*.json``), append-only vs
 overwrite (``temporal*.json``), SQL vs Cypher (``query_languages*.json``, rendered by
-``benchmarks.query_languages.run.markdown`` when that module loads, else generically), and a
-list of the other result files. Every figure is read from a file; every section names the
+``benchmarks.query_languages.run.markdown`` when that module loads, else generically), the
+wall time of ``make bench-smoke`` per step against its budget (``bench_smoke_timing.json``),
+and a list of the other result files. Every figure is read from a file; every section names the
 command and the model that produced it, when and under what load.
 
 Usage: .venv/bin/python -m benchmarks.report [--results DIR] [--out FILE]
@@ -135,13 +136,35 @@ def _temporal_renderer() -> Renderer:
     return renderer
 
 
+SMOKE_TIMING = "bench_smoke_timing.json"
+"""Written by scripts/bench-smoke.sh: each step's wall time and the 45-minute budget."""
+
+
+def smoke_timing_markdown(timing: dict[str, Any]) -> str:
+    """The steps of one ``make bench-smoke`` run with their wall time, and the budget."""
+    verdict = "within" if timing["within_budget"] else "OVER"
+    load = ", ".join(f"{x:.2f}" for x in timing.get("load_at_end", []))
+    return "\n".join(
+        [
+            f"Started {timing['started']} UTC on {timing['cores']} cores: "
+            f"**{timing['wall_s']} s** in all, {verdict} the {timing['budget_s']} s budget "
+            f"(load 1/5/15 min at the end: {load}).",
+            "",
+            "| step | wall s | command |",
+            "|---|---|---|",
+            *(f"| {s['step']} | {s['wall_s']} | `{s['command']}` |" for s in timing["steps"]),
+        ]
+    )
+
+
 def build_report(results: Path, out: Path) -> str:
     """The whole REPORT.md text for the JSONs in ``results``."""
     locomo = sorted(results.glob("locomo*.json"))
     recall = sorted(results.glob("context_recall*.json"))
     temporal = sorted(results.glob("temporal*.json"))
     ql = sorted(results.glob("query_languages*.json"))
-    used = set(locomo + recall + temporal + ql)
+    smoke = [p for p in [results / SMOKE_TIMING] if p.is_file()]
+    used = set(locomo + recall + temporal + ql + smoke)
     others = sorted(p for p in results.glob("*.json") if p not in used)
     now = datetime.now(UTC).replace(tzinfo=None).isoformat(timespec="seconds")
     lines = [
@@ -162,6 +185,8 @@ def build_report(results: Path, out: Path) -> str:
         lines += section("Append-only vs overwrite", temporal, _temporal_renderer(), results, out)
     if ql:
         lines += section("SQL vs Cypher", ql, _query_languages_renderer(), results, out)
+    if smoke:
+        lines += section("make bench-smoke wall time", smoke, smoke_timing_markdown, results, out)
     if not (locomo or temporal or ql):
         lines += ["No LOCOMO, temporal or query-language results yet: run `make bench-smoke`.", ""]
     if others:

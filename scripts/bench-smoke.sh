@@ -29,14 +29,23 @@ run_step() {  # run_step NAME CMD...: run it, append "name<TAB>seconds<TAB>comma
 
 begin=$(date -u +%Y-%m-%dT%H:%M:%S)
 t_begin=$(date +%s)
+# A smoke run measures today's code from nothing: what an earlier smoke run kept (its answers,
+# its stores) goes first, or every step would resume where that run ended and its wall time
+# would mean nothing.
+SMOKE_WORK=benchmarks/results/work/smoke
+rm -rf "$SMOKE_WORK" benchmarks/results/*_smoke.* benchmarks/results/*_smoke_*.png
 # Sizes: the first timed run (2 sessions, 20 questions x 3 systems) spent 4106 s on the LOCOMO
 # step alone (35 turns ingested at ~28 s each, then ~60 s per agent or full-context answer and
 # ~18 s per RAG answer, judge included), so every step was cut. The second timed run (quiet
 # machine, 2026-12-01): locomo 994 s, temporal 680 s, and the SQL-vs-Cypher arms ~66 s per
-# question and arm (8 questions x 4 arms would be ~2100 s), so that step now asks 3 questions.
-run_step locomo $BENCH.locomo.run --conversation conv-26 --sessions 1 --limit 6 --tag smoke
-run_step temporal $BENCH.temporal.run --conversations 1 --attributes 1 --tag smoke
-run_step query_languages $BENCH.query_languages.run --limit 3 --private-neo4j \
+# question and arm, so that step was cut to 3 questions. The third (2026-12-03, from nothing):
+# locomo 680 s, temporal 145 s, SQL vs Cypher 442 s (3 questions, ~37 s per question and arm),
+# 1267 s in all: the SQL-vs-Cypher step asks 8 questions again (~1200 s expected).
+run_step locomo $BENCH.locomo.run --conversation conv-26 --sessions 1 --limit 6 --tag smoke \
+    --db "$SMOKE_WORK/locomo-conv-26-s1.sqlite"
+run_step temporal $BENCH.temporal.run --conversations 1 --attributes 1 --tag smoke \
+    --work-dir "$SMOKE_WORK"
+run_step query_languages $BENCH.query_languages.run --limit 8 --private-neo4j \
     --out benchmarks/results/query_languages_smoke.json
 total=$(( $(date +%s) - t_begin ))
 printf '%s\n' "${steps[@]}" | $BIN/python -c '

@@ -85,3 +85,19 @@ def test_context_recall_gets_its_own_table(tmp_path: Path) -> None:
     assert "| 1-4 | 149 | 85.2% | 87.9% | 30.9% |" in text
     assert "| 5 | 0 | - | - | - |" in text
     assert "Other result files" not in text
+
+
+def test_bench_smoke_timing_gets_its_steps_and_budget(tmp_path: Path) -> None:
+    timing = {
+        "command": "make bench-smoke", "model": "local test model",
+        "started": "2026-12-03T11:40:25",
+        "wall_s": 1982, "budget_s": 2700, "within_budget": True, "cores": 2,
+        "load_at_end": [1.65, 1.95, 1.98],
+        "steps": [{"step": "locomo", "wall_s": 645, "command": "python -m benchmarks.locomo.run"}],
+    }  # fmt: skip
+    (tmp_path / "bench_smoke_timing.json").write_text(json.dumps(timing))
+    text = build_report(tmp_path, tmp_path / "REPORT.md")
+    assert "## make bench-smoke wall time" in text
+    assert "**1982 s** in all, within the 2700 s budget" in text
+    assert "| locomo | 645 | `python -m benchmarks.locomo.run` |" in text
+    assert "Other result files" not in text
