@@ -34,6 +34,7 @@ from apexmem_neo.ontology import Fact
 from apexmem_neo.settings import Settings
 from apexmem_neo.store import GraphStore
 from apexmem_neo.store.bulk import write_batches
+from apexmem_neo.store.neo4j import Neo4jGraphStore
 from apexmem_neo.store.sqlite import SQLiteGraphStore
 from apexmem_neo.store.sqlite.store import QUERIES, explain
 from benchmarks.graph import accuracy
@@ -205,7 +206,7 @@ def latencies(store: GraphStore, picks: list[dict[str, Any]]) -> dict[str, dict[
 
 
 def query_plans(store: GraphStore, pick: dict[str, Any]) -> dict[str, dict[str, Any]]:
-    if type(store).__name__ == "Neo4jGraphStore":
+    if isinstance(store, Neo4jGraphStore):  # the benchmark's own subclass too
         module: Any = importlib.import_module("benchmarks.graph.neo4j_backend")
         neo4j_plans: dict[str, dict[str, Any]] = module.query_plans(store, pick)
         return neo4j_plans

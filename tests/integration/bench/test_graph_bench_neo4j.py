@@ -11,10 +11,11 @@ from pathlib import Path
 
 import pytest
 from neo4j import Driver
+from neo4j.exceptions import DriverError
 
 from apexmem_neo.services.process import port_is_open
 from benchmarks.graph import bench
-from benchmarks.graph.neo4j_backend import BENCH_NEO4J_PORT
+from benchmarks.graph.neo4j_backend import BENCH_NEO4J_PORT, fresh_store
 
 pytestmark = [pytest.mark.integration, pytest.mark.neo4j]
 
@@ -48,8 +49,23 @@ def test_private_neo4j_run_loads_queries_and_leaves_the_shared_server_alone(
     assert payload["neo4j"] == "private, new data directory"
     (result,) = payload["results"]
     assert result["ingest"]["facts"] == 6000
+    assert len(result["plans"]) >= 6, "an EXPLAIN per temporal query file"
     assert all(plan["uses_index"] for plan in result["plans"].values())
     accuracy = result["accuracy"]  # 6 facts per entity: pairs with 3 facts get questions
     assert accuracy["questions"] > 0
     assert set(accuracy["append_only"].values()) == {1.0}
     assert not port_is_open("127.0.0.1", BENCH_NEO4J_PORT)  # stopped at the end
+
+
+def test_a_benchmark_store_closes_its_own_driver(
+    neo4j_uri: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Each benchmark load opens a store on a new driver; closing the store closes it, so
+    loads do not pile up open connections."""
+    monkeypatch.setenv("NEO4J_URI", neo4j_uri)
+    store = fresh_store()
+    store.init_schema()
+    assert store.counts().facts == 0  # emptied first
+    store.close()
+    with pytest.raises(DriverError, match="closed"):
+        store.driver.execute_query("RETURN 1")
