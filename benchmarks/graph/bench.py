@@ -238,11 +238,11 @@ MAX_WARMUP_LOADS = 60
 STEADY_WINDOW = 5
 STEADY_GAIN = 1.05
 """The rate is steady once the median of the last ``STEADY_WINDOW`` warm-up loads is at most
-5% above the median of the ``STEADY_WINDOW`` before them. Why not a fixed 15: on 2026-12-03
-the benchmark's timed 10k loads ran 7.2k-9.2k facts/s after 15 warm-ups while a scratch A/B
-(not in the repo) measured the same load at 11-15k after 20-40. With this rule the warm-up
-stopped after 16-18 loads in three runs that day, its plateau ~10.5k in one and ~7k in
-another: the VM's speed moved more than the JIT's warm-up did."""
+5% above the median of the ``STEADY_WINDOW`` before them. Why not a fixed 15: the loads
+after it can still be climbing, and how long the JIT takes depends on the machine. With this
+rule the warm-up stopped after 16-18 loads in three runs on 2026-12-03 (their rates are in
+the results JSON), levelling off near 10.5k facts/s in one and near 7k in another: the VM's
+speed moved more than the warm-up did."""
 WARMUP_ATTEMPTS_FROM = 100
 """Warm-up loads count their attempts from here, so their SQLite files differ from the
 timed loads' (``open_store`` names a file per size and attempt)."""

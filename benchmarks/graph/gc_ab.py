@@ -15,8 +15,6 @@ Output: a table, and benchmarks/results/gc_ab_<size>.json.
 
 from __future__ import annotations
 
-import argparse
-import json
 import os
 import statistics
 import tempfile
@@ -32,9 +30,8 @@ from rich.table import Table
 from apexmem_neo.services.neo4j_server import GC_ENV, GC_OPTIONS
 from apexmem_neo.settings import Settings
 from benchmarks.graph import bench
+from benchmarks.graph.ab import ab_parser, parse_ab, save, summarize
 from benchmarks.graph.neo4j_backend import private_server
-from benchmarks.graph.write_ab import summarize
-from benchmarks.memory import RESULTS
 
 ARMS: Final = tuple(GC_OPTIONS)
 LATENCY_SAMPLES: Final = 50
@@ -143,22 +140,11 @@ def render(console: Console, result: dict[str, Any]) -> None:
 
 
 def main(argv: list[str] | None = None) -> None:
-    parser = argparse.ArgumentParser(description=(__doc__ or "").split("\n")[0])
-    parser.add_argument("--size", type=int, default=10_000)
-    parser.add_argument("--rounds", type=int, default=4)
-    parser.add_argument("--warmups", type=int, default=16, help="untimed loads per server")
-    parser.add_argument("--writers", type=int, default=2)
-    parser.add_argument("--out-dir", type=Path, default=RESULTS)
-    args = parser.parse_args(argv)
-    if args.rounds < 1 or args.warmups < 0:
-        parser.error("--rounds must be at least 1, --warmups at least 0")
+    args = parse_ab(ab_parser(__doc__, rounds=4), argv)
     console = Console()
     result = run(args.size, args.rounds, args.warmups, args.writers, console)
     render(console, result)
-    args.out_dir.mkdir(parents=True, exist_ok=True)
-    out = args.out_dir / f"gc_ab_{args.size}.json"
-    out.write_text(json.dumps(result, indent=2))
-    console.print(f"written to {out}")
+    save(console, args.out_dir, f"gc_ab_{args.size}.json", result)
 
 
 if __name__ == "__main__":

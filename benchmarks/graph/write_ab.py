@@ -18,12 +18,8 @@ Output: a table, and benchmarks/results/write_ab_<variant>_<size>.json.
 
 from __future__ import annotations
 
-import argparse
-import json
-import statistics
 from collections.abc import Callable, Iterator
 from contextlib import AbstractContextManager, contextmanager
-from pathlib import Path
 from typing import Any, Final, NamedTuple
 
 from rich.console import Console
@@ -33,9 +29,9 @@ from apexmem_neo.settings import Settings
 from apexmem_neo.store.neo4j import cypher_files
 from apexmem_neo.store.neo4j import store as neo4j_store
 from benchmarks.graph import bench
+from benchmarks.graph.ab import ab_parser, parse_ab, save, summarize
 from benchmarks.graph.generate import Spec
 from benchmarks.graph.neo4j_backend import fresh_store, private_server
-from benchmarks.memory import RESULTS
 
 TODAY: Final = "today"
 PROPERTY_LOOKUP: Final = (
@@ -153,10 +149,6 @@ def _rate(loads: list[dict[str, Any]], r: int, arm: str) -> int:
     return int(next(x["facts_per_s"] for x in loads if x["round"] == r and x["arm"] == arm))
 
 
-def summarize(rates: list[int]) -> dict[str, Any]:
-    return {"median": statistics.median(rates), "min": min(rates), "max": max(rates)}
-
-
 def render(console: Console, result: dict[str, Any]) -> None:
     table = Table(title=f"Neo4j ingest, {result['size']} facts, {result['writers']} writers")
     for column in ("arm", "median facts/s", "min", "max"):
@@ -171,21 +163,13 @@ def render(console: Console, result: dict[str, Any]) -> None:
 
 
 def main(argv: list[str] | None = None) -> None:
-    parser = argparse.ArgumentParser(description=(__doc__ or "").split("\n")[0])
+    parser = ab_parser(__doc__, rounds=6)
     parser.add_argument("--variant", choices=sorted(VARIANTS), required=True)
-    parser.add_argument("--size", type=int, default=10_000)
-    parser.add_argument("--rounds", type=int, default=6)
-    parser.add_argument("--warmups", type=int, default=16)
-    parser.add_argument("--writers", type=int, default=2)
-    parser.add_argument("--out-dir", type=Path, default=RESULTS)
-    args = parser.parse_args(argv)
+    args = parse_ab(parser, argv)
     console = Console()
     result = run(args.variant, args.size, args.rounds, args.warmups, args.writers, console)
     render(console, result)
-    args.out_dir.mkdir(parents=True, exist_ok=True)
-    out = args.out_dir / f"write_ab_{args.variant}_{args.size}.json"
-    out.write_text(json.dumps(result, indent=2))
-    console.print(f"written to {out}")
+    save(console, args.out_dir, f"write_ab_{args.variant}_{args.size}.json", result)
 
 
 if __name__ == "__main__":

@@ -10,7 +10,7 @@ import pytest
 
 from apexmem_neo.store.neo4j import cypher_files
 from apexmem_neo.store.neo4j import store as neo4j_store
-from benchmarks.graph import bench, write_ab
+from benchmarks.graph import bench, gc_ab, write_ab
 from benchmarks.graph.generate import Spec, generate
 from benchmarks.graph.write_ab import with_property_edge
 
@@ -133,3 +133,14 @@ def test_entity_merge_variant_takes_entities_off_the_create_path_until_it_ends()
         assert set(before) - set(neo4j_store.CREATE_NEW) == {"entities", "properties"}
         raise RuntimeError
     assert before == neo4j_store.CREATE_NEW
+
+
+@pytest.mark.parametrize("bad", [["--rounds", "0"], ["--warmups", "-1"], ["--size", "0"]])
+def test_both_ab_benchmarks_refuse_bad_counts_before_any_server_starts(
+    bad: list[str], capsys: pytest.CaptureFixture[str]
+) -> None:
+    for main in (lambda argv: write_ab.main(["--variant", "entity_merge", *argv]), gc_ab.main):
+        with pytest.raises(SystemExit) as exit_:
+            main(bad)
+        assert exit_.value.code == 2
+        assert "--rounds and --writers must be at least 1" in capsys.readouterr().err
