@@ -5,7 +5,15 @@ Each variant puts back one thing the write path did before a measured change:
   (~100 shared nodes, each one a supernode), as until 2026-12-03;
 - ``entity_merge``: entities and properties MERGEd row by row (a locking index lookup per
   row, ~1k entities per bulk batch), instead of one read of the stored ids and CREATE for
-  the rest, as until 2026-12-03.
+  the rest, as until 2026-12-03;
+- ``existence_lookup``: events and facts looked up by id before they are CREATEd (two more
+  index reads and round trips per batch), as until 2026-12-03 (today: CREATE, and a batch
+  holding a stored id is re-run with MERGE);
+- ``replan``: the write queries without ``CYPHER replan=skip``, so Neo4j re-plans them
+  whenever the store's counts have moved enough, as until 2026-12-03;
+- ``definitions_with_facts``: the generator's entities and properties in its first batch
+  of facts rather than a batch of their own, as until 2026-12-03 (every later batch waits
+  for that one, so the second writer idles while it runs).
 The two arms ("today" and the variant) load alternating ABBA on a Neo4j of its own (port
 7799, a new data directory, stopped at the end), each load into an emptied store, checked to
 hold every fact, every entity and the arm's Property edges, so a drift in the machine's
@@ -84,15 +92,60 @@ def entity_merge() -> Iterator[None]:
         neo4j_store.CREATE_NEW.update(taken)
 
 
+EXISTING_FACT_IDS: Final = "UNWIND $ids AS id\nMATCH (n:Fact {fact_id: id})\nRETURN n.fact_id AS id"
+"""The fact lookup the store ran before each CREATE until 2026-12-03 (its file is gone)."""
+
+
+@contextmanager
+def existence_lookup() -> Iterator[None]:
+    """While inside, the store looks up which events and facts are stored before it CREATEs
+    the rest (events by ``existing_event_ids``, facts by ``EXISTING_FACT_IDS``)."""
+    original_query: Callable[[str], str] = cypher_files.query
+    plans = {t: neo4j_store.CREATE_NEW[t] for t in ("events", "facts")}
+
+    def query(name: str) -> str:
+        return EXISTING_FACT_IDS if name == "existing_fact_ids" else original_query(name)
+
+    cypher_files.query = query  # type: ignore[assignment]
+    neo4j_store.CREATE_NEW["events"] = plans["events"]._replace(existing="existing_event_ids")
+    neo4j_store.CREATE_NEW["facts"] = plans["facts"]._replace(existing="existing_fact_ids")
+    try:
+        yield
+    finally:
+        neo4j_store.CREATE_NEW.update(plans)
+        cypher_files.query = original_query  # type: ignore[assignment]
+
+
+@contextmanager
+def replan() -> Iterator[None]:
+    """While inside, the store's write queries go without the ``KEEP_PLAN`` prefix."""
+    kept = neo4j_store.KEEP_PLAN
+    setattr(neo4j_store, "KEEP_PLAN", "")  # noqa: B010 (a Final, put back below)
+    try:
+        yield
+    finally:
+        setattr(neo4j_store, "KEEP_PLAN", kept)  # noqa: B010
+
+
+@contextmanager
+def nothing_applied() -> Iterator[None]:
+    yield
+
+
 class Variant(NamedTuple):
     applied: Callable[[], AbstractContextManager[None]]
     edges_per_fact: int
     """OF_PROPERTY edges a load under this variant leaves per fact (today's: none)."""
+    definitions_first: bool = True
+    """The generator's ``Spec.definitions_first`` under this variant."""
 
 
 VARIANTS: Final[dict[str, Variant]] = {
     "property_edge": Variant(property_edge, 1),
     "entity_merge": Variant(entity_merge, 0),
+    "existence_lookup": Variant(existence_lookup, 0),
+    "replan": Variant(replan, 0),
+    "definitions_with_facts": Variant(nothing_applied, 0, definitions_first=False),
 }
 
 
@@ -106,7 +159,10 @@ def arm_applied(arm: str) -> Iterator[None]:
 
 
 def one_load(arm: str, size: int, writers: int) -> dict[str, Any]:
-    spec = Spec(n_facts=size, batch_facts=bench.batch_facts(size))
+    definitions_first = arm == TODAY or VARIANTS[arm].definitions_first
+    spec = Spec(
+        n_facts=size, batch_facts=bench.batch_facts(size), definitions_first=definitions_first
+    )
     with arm_applied(arm):
         store = fresh_store()
         store.init_schema()

@@ -119,9 +119,9 @@ def main(argv: list[str] | None = None) -> int:
         "questions": counts,
         "context_recall": recall,
     }
-    for group, by_system in recall.items():
+    for group_name, by_system in recall.items():
         cells = ", ".join(f"{s} {v:.1%}" for s, v in by_system.items() if v is not None)
-        console.print(f"categories {group} (n={counts[group]}): {cells}")
+        console.print(f"categories {group_name} (n={counts[group_name]}): {cells}")
     stem = f"context_recall_{args.conversation}" + (f"_{args.tag}" if args.tag else "")
     out = args.out_dir / f"{stem}.json"
     out.parent.mkdir(parents=True, exist_ok=True)

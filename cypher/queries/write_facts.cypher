@@ -5,10 +5,10 @@
 // (benchmarks.graph.write_ab --variant property_edge, 2026-12-03).
 // $rows holds groups {entity_id, event_id, evidence_id, rows: [facts rows]}: the facts one
 // event asserts about one entity, so the Entity, Event and Evidence are looked up once per
-// group. The store passes only facts whose fact_id write_facts_existing did not find, each
-// once, so CREATE replaces MERGE (no relationship check against a dense Entity node);
-// a concurrent writer creating the same fact trips the fact_id constraint and the
-// store re-runs the batch with write_facts_merge. Append-only: an existing fact node is
+// group. The store passes each fact once and does not look for stored ids first (a fact id
+// hashes its turn and content), so CREATE replaces MERGE (no relationship check against a
+// dense Entity node); a stored fact_id, or a concurrent writer creating the same fact,
+// trips the fact_id constraint and the store re-runs the batch with write_facts_merge. Append-only: an existing fact node is
 // never touched. The properties are spelled out (the facts columns; a null one is not
 // stored): with a literal map the planner sees no read/write conflict and needs no Eager.
 UNWIND $rows AS g

@@ -1,5 +1,5 @@
-// event_participants rows of events this transaction just created (write_events_existing did
-// not find them): such an event has no PARTICIPANT yet, so CREATE replaces MERGE. One
+// event_participants rows of events this transaction just created (write_events): such an
+// event has no PARTICIPANT yet, so CREATE replaces MERGE. One
 // relationship per (event_id, entity_id, role) row, carrying the row's four columns; the
 // store dedupes $rows. A literal map (not SET r = row) keeps the plan free of Eager.
 UNWIND $rows AS row

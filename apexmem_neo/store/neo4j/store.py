@@ -23,11 +23,13 @@ it). ``init_schema()`` applies ``cypher/schema``. ``write(batch)`` is one write 
 the dangling-reference check, then per table UNWIND chunks of MERGE ... ON CREATE SET, so a
 batch lands whole or not at all and re-writing it changes nothing. Entities, properties,
 events and facts (what a bulk batch holds by the thousand or names again) take a faster
-path with the same outcome: one unique-index lookup finds the ids already stored, the other
-rows are CREATEd with their relationships (no MERGE and its locking lookup, no relationship
-check against dense Entity nodes), and participants of the events just created are CREATEd
-too. Should a concurrent writer create one of those ids first, the constraint fails, the
-transaction rolls back whole and is re-run with MERGE everywhere.
+path with the same outcome: their rows are CREATEd with their relationships (no MERGE and
+its locking lookup, no relationship check against dense Entity nodes), and participants of
+the events just created are CREATEd too. Entities and properties, often named again by later
+batches, are looked up first and only the new ones created; events and facts, new unless
+the same batch is written again, are not. Should one of those ids be stored already (a
+re-written batch, or a concurrent writer that created it first), its uniqueness constraint
+fails, the transaction rolls back whole and is re-run with MERGE everywhere.
 Lost connections surface as ``ServiceUnavailableError`` naming the server. The temporal
 rules are those of ``apexmem_neo.store.protocol``.
 """
@@ -85,7 +87,10 @@ class CreatePlan(NamedTuple):
     """How a table's new rows are written: find stored ids, CREATE the rest, link them."""
 
     key: str
-    existing: str
+    existing: str | None
+    """The query returning which of ``$ids`` are stored. None: no lookup, every row is
+    CREATEd; a stored id fails its uniqueness constraint and the batch is re-run with MERGE
+    (for rows that are new nearly always, so the lookup is a round trip spent for nothing)."""
     create: str
     links: str | None
     """The query relating the created rows to others (None: ``create`` does it too)."""
@@ -105,9 +110,12 @@ CREATE_NEW: Final[dict[str, CreatePlan]] = {
     "properties": CreatePlan(
         "property_id", "existing_property_ids", "write_properties_new", None, (), ()
     ),
+    # Event and fact ids hash their turn and content, so a stored one comes back only when a
+    # batch is written again (a resumed load, a turn ingested twice): no lookup first; such
+    # a batch fails the constraint and is re-run with MERGE.
     "events": CreatePlan(
         "event_id",
-        "write_events_existing",
+        None,
         "write_events",
         "write_events_links",
         ("event_id", "turn_id", "evidence_id"),
@@ -115,7 +123,7 @@ CREATE_NEW: Final[dict[str, CreatePlan]] = {
     ),
     "facts": CreatePlan(
         "fact_id",
-        "write_facts_existing",
+        None,
         "write_facts",
         None,
         (),
@@ -154,6 +162,17 @@ _SCHEMA_RACE_CODES: Final = frozenset(
     }
 )
 INDEX_WAIT_SECONDS: Final = 300
+KEEP_PLAN: Final = "CYPHER replan=skip\n"
+"""Prefix of the write path's queries: Neo4j keeps their cached plans when the store's
+statistics move. It re-plans a cached query once the counts it was planned on have changed
+enough (at first by 75%, at most every 10 s), which a store filling from empty does again
+and again (and the graph benchmark's wipe before each load too); each re-plan of a write
+query costs its transaction tens of ms for nothing, since every node these queries find is
+found by a unique key, whatever the counts (``benchmarks.graph.write_ab --variant
+replan``)."""
+PLANNED_BY_STATISTICS: Final = frozenset({"link_turns"})
+"""Write queries left to re-plan: their lookups are not by a unique key, so the best plan
+depends on the counts (link_turns finds a turn's neighbours by session)."""
 MIGRATIONS: Final[tuple[tuple[str, str | None], ...]] = (
     ("migrate_property_ids", None),
     ("migrate_fact_ids", None),
@@ -281,7 +300,7 @@ class Neo4jGraphStore:
         merge: bool,
     ) -> None:
         def existing(kind: str, wanted: Collection[str]) -> set[str]:
-            found = tx.run(cypher_files.query(EXISTING_QUERIES[kind]), ids=sorted(wanted))
+            found = tx.run(write_query(EXISTING_QUERIES[kind]), ids=sorted(wanted))
             return {record["id"] for record in found}
 
         # Inside the transaction, so the ids cannot vanish between the check and the write.
@@ -307,14 +326,11 @@ class Neo4jGraphStore:
         self, tx: ManagedTransaction, plan: CreatePlan, rows: Sequence[dict[str, Any]]
     ) -> set[str]:
         """CREATE the rows whose id is not stored yet, then their relationships; the new ids."""
-        stored: set[str] = set()
-        for chunk in _chunks([row[plan.key] for row in rows], self.chunk_rows):
-            found = tx.run(cypher_files.query(plan.existing), ids=list(chunk))
-            stored.update(record["id"] for record in found)
+        stored = self._stored_ids(tx, plan.existing, [row[plan.key] for row in rows])
         new = [row for row in rows if row[plan.key] not in stored]
         for chunk in _chunks(new, self.chunk_rows):
             payload = _grouped(chunk, plan.group_by) if plan.group_by else chunk
-            tx.run(cypher_files.query(plan.create), rows=payload).consume()
+            tx.run(write_query(plan.create), rows=payload).consume()
         if plan.links is None:
             return {row[plan.key] for row in new}
         links = [
@@ -325,9 +341,18 @@ class Neo4jGraphStore:
         self._run_chunks(tx, plan.links, links)
         return {row[plan.key] for row in new}
 
+    def _stored_ids(self, tx: ManagedTransaction, query: str | None, ids: list[str]) -> set[str]:
+        """Which of ``ids`` the store holds, by ``query`` (None: assume none, see CreatePlan)."""
+        stored: set[str] = set()
+        if query is None:
+            return stored
+        for chunk in _chunks(ids, self.chunk_rows):
+            stored.update(record["id"] for record in tx.run(write_query(query), ids=chunk))
+        return stored
+
     def _run_chunks(self, tx: ManagedTransaction, name: str, rows: Sequence[Any]) -> None:
         for chunk in _chunks(rows, self.chunk_rows):
-            tx.run(cypher_files.query(name), rows=chunk).consume()
+            tx.run(write_query(name), rows=chunk).consume()
 
     def _session(self) -> Session:
         return self.driver.session(database=self.database)
@@ -426,6 +451,13 @@ class Neo4jGraphStore:
             )
         tree = summary.profile if profile else summary.plan
         return list(_operators(tree or {}))
+
+
+def write_query(name: str) -> str:
+    """The text of write query ``name``, with ``KEEP_PLAN`` unless it is planned by the
+    statistics (``PLANNED_BY_STATISTICS``)."""
+    text = cypher_files.query(name)
+    return text if name in PLANNED_BY_STATISTICS else KEEP_PLAN + text
 
 
 def _unique_rows(table_rows: dict[str, list[dict[str, Any]]]) -> dict[str, list[dict[str, Any]]]:

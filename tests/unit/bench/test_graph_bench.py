@@ -135,6 +135,42 @@ def test_entity_merge_variant_takes_entities_off_the_create_path_until_it_ends()
     assert before == neo4j_store.CREATE_NEW
 
 
+def test_existence_lookup_variant_puts_the_event_and_fact_lookups_back_until_it_ends() -> None:
+    before = dict(neo4j_store.CREATE_NEW)
+    assert before["events"].existing is None and before["facts"].existing is None
+    with pytest.raises(RuntimeError), write_ab.existence_lookup():
+        assert neo4j_store.CREATE_NEW["events"].existing == "existing_event_ids"
+        assert neo4j_store.CREATE_NEW["facts"].existing == "existing_fact_ids"
+        assert cypher_files.query("existing_fact_ids") == write_ab.EXISTING_FACT_IDS
+        raise RuntimeError
+    assert before == neo4j_store.CREATE_NEW
+    with pytest.raises(cypher_files.CypherFileError, match="existing_fact_ids"):
+        cypher_files.query("existing_fact_ids")
+
+
+def test_replan_variant_takes_the_keep_plan_prefix_off_the_write_queries_until_it_ends() -> None:
+    assert neo4j_store.write_query("write_facts").startswith("CYPHER replan=skip\n")
+    assert neo4j_store.write_query("link_turns") == cypher_files.query("link_turns")
+    with pytest.raises(RuntimeError), write_ab.replan():
+        assert neo4j_store.write_query("write_facts") == cypher_files.query("write_facts")
+        raise RuntimeError
+    assert neo4j_store.write_query("write_facts").startswith("CYPHER replan=skip\n")
+
+
+def test_generator_puts_entities_and_properties_in_a_batch_of_their_own_first() -> None:
+    first, second, *_ = generate(Spec(n_facts=2000, n_entities=20, batch_facts=500))
+    assert (len(first.entities), len(first.properties)) == (20, 100)
+    assert not (first.facts or first.events or first.participants)
+    assert second.facts and not second.entities  # (a batch lists the properties its facts use)
+    old_first = next(generate(Spec(n_facts=2000, n_entities=20, definitions_first=False)))
+    assert old_first.entities and old_first.facts
+    assert {f.fact_id for b in generate(Spec(n_facts=2000, n_entities=20)) for f in b.facts} == {
+        f.fact_id
+        for b in generate(Spec(n_facts=2000, n_entities=20, definitions_first=False))
+        for f in b.facts
+    }, "the same facts either way"
+
+
 @pytest.mark.parametrize("bad", [["--rounds", "0"], ["--warmups", "-1"], ["--size", "0"]])
 def test_both_ab_benchmarks_refuse_bad_counts_before_any_server_starts(
     bad: list[str], capsys: pytest.CaptureFixture[str]

@@ -83,13 +83,13 @@ def test_one_writer_commits_consecutive_batches_together_up_to_group_facts(
     store = GroupRecordingSQLiteStore(tmp_path / "group.sqlite3")
     store.init_schema()
     batches = list(generate(Spec(n_facts=1500, n_entities=20, batch_facts=300)))
-    assert len(batches) == 5
+    assert len(batches) == 6, "entities and properties first, then 5 x 300 facts"
     report = write_batches(store, batches, group_facts=1000)
-    assert store.transactions == [4, 1], "300 x 4 facts reach the 1,000 of a group"
+    assert store.transactions == [5, 1], "the fact-less batch counts 1: 1 + 4 x 300 >= 1,000"
     assert report.facts == 1500 and store.counts().facts == 1500
     store.transactions.clear()
     write_batches(store, batches, group_facts=0)  # grouping off: write() per batch
-    assert store.transactions == [1] * 5 and store.counts().facts == 1500
+    assert store.transactions == [1] * 6 and store.counts().facts == 1500
 
 
 def test_a_failing_group_rolls_back_whole_then_keeps_the_batches_before(
