@@ -11,6 +11,9 @@ Each variant puts back one thing the write path did before a measured change:
   holding a stored id is re-run with MERGE);
 - ``replan``: the write queries without ``CYPHER replan=skip``, so Neo4j re-plans them
   whenever the store's counts have moved enough, as until 2026-12-03;
+- ``row_repr``: the rows passed as plain lists, whose ``repr`` the driver builds for its
+  debug log on every RUN even with debug logging off, as until 2026-12-03 (today: a list
+  whose repr is its length);
 - ``definitions_with_facts``: the generator's entities and properties in its first batch
   of facts rather than a batch of their own, as until 2026-12-03 (every later batch waits
   for that one, so the second writer idles while it runs).
@@ -21,11 +24,14 @@ speed falls on both arms.
 
 Usage (from the repo root; nothing else running):
     .venv/bin/python -m benchmarks.graph.write_ab --variant entity_merge --size 10000
-Output: a table, and benchmarks/results/write_ab_<variant>_<size>.json.
+Output: a table, and benchmarks/results/write_ab_<variant>_<size>.json. With
+``--query-times``, also how long each write-path query took per load in each arm (the time
+inside the transaction, per query file; the commit is what is left of a load).
 """
 
 from __future__ import annotations
 
+import statistics
 from collections.abc import Callable, Iterator
 from contextlib import AbstractContextManager, contextmanager
 from typing import Any, Final, NamedTuple
@@ -36,6 +42,7 @@ from rich.table import Table
 from apexmem_neo.settings import Settings
 from apexmem_neo.store.neo4j import cypher_files
 from apexmem_neo.store.neo4j import store as neo4j_store
+from apexmem_neo.store.neo4j.store import RowList
 from benchmarks.graph import bench
 from benchmarks.graph.ab import ab_parser, parse_ab, save, summarize
 from benchmarks.graph.generate import Spec
@@ -128,6 +135,16 @@ def replan() -> Iterator[None]:
 
 
 @contextmanager
+def row_repr() -> Iterator[None]:
+    """While inside, the store passes its rows as plain lists."""
+    setattr(neo4j_store, "RowList", list)  # noqa: B010 (put back below)
+    try:
+        yield
+    finally:
+        setattr(neo4j_store, "RowList", RowList)  # noqa: B010
+
+
+@contextmanager
 def nothing_applied() -> Iterator[None]:
     yield
 
@@ -145,6 +162,7 @@ VARIANTS: Final[dict[str, Variant]] = {
     "entity_merge": Variant(entity_merge, 0),
     "existence_lookup": Variant(existence_lookup, 0),
     "replan": Variant(replan, 0),
+    "row_repr": Variant(row_repr, 0),
     "definitions_with_facts": Variant(nothing_applied, 0, definitions_first=False),
 }
 
@@ -158,7 +176,37 @@ def arm_applied(arm: str) -> Iterator[None]:
         yield
 
 
-def one_load(arm: str, size: int, writers: int) -> dict[str, Any]:
+QueryTimer = Callable[[str, float], None]
+
+
+class QueryTimes:
+    """Per arm, how long each call of each write-path query took in the timed loads (the
+    store's ``query_timer``; the commit is not in it)."""
+
+    def __init__(self) -> None:
+        self.seconds: dict[str, dict[str, list[float]]] = {}
+
+    def timer(self, arm: str) -> QueryTimer:
+        per_query = self.seconds.setdefault(arm, {})
+        return lambda name, seconds: per_query.setdefault(name, []).append(seconds)
+
+    def summary(self, loads_per_arm: int) -> dict[str, dict[str, dict[str, float]]]:
+        """Per arm and query: calls and ms per load, median and slowest call in ms."""
+        return {
+            arm: {
+                name: {
+                    "calls_per_load": round(len(times) / loads_per_arm, 1),
+                    "ms_per_load": round(1000 * sum(times) / loads_per_arm, 1),
+                    "p50_ms": round(1000 * statistics.median(times), 1),
+                    "max_ms": round(1000 * max(times), 1),
+                }
+                for name, times in sorted(per_query.items())
+            }
+            for arm, per_query in self.seconds.items()
+        }
+
+
+def one_load(arm: str, size: int, writers: int, timer: QueryTimer | None = None) -> dict[str, Any]:
     definitions_first = arm == TODAY or VARIANTS[arm].definitions_first
     spec = Spec(
         n_facts=size, batch_facts=bench.batch_facts(size), definitions_first=definitions_first
@@ -166,6 +214,7 @@ def one_load(arm: str, size: int, writers: int) -> dict[str, Any]:
     with arm_applied(arm):
         store = fresh_store()
         store.init_schema()
+        store.query_timer = timer
         try:
             stats, _ = bench.ingest(store, spec, keep_facts=False, writers=writers)
             edges = store.driver.execute_query(EDGES_QUERY).records[0]["n"]
@@ -183,22 +232,30 @@ def one_load(arm: str, size: int, writers: int) -> dict[str, Any]:
 
 
 def run(
-    variant: str, size: int, rounds: int, warmups: int, writers: int, console: Console
+    variant: str,
+    size: int,
+    rounds: int,
+    warmups: int,
+    writers: int,
+    console: Console,
+    query_times: QueryTimes | None = None,
 ) -> dict[str, Any]:
     arms = (TODAY, variant)
     loads: list[dict[str, Any]] = []
+    timers = {arm: query_times.timer(arm) if query_times else None for arm in arms}
     with private_server(Settings()):
         warm = [one_load(arms[i % 2], size, writers)["facts_per_s"] for i in range(warmups)]
         console.print(f"warm-up loads (facts/s): {warm}")
         for r in range(rounds):
             for arm in arms if r % 2 == 0 else reversed(arms):
-                loads.append({"round": r, **one_load(arm, size, writers)})
+                loads.append({"round": r, **one_load(arm, size, writers, timers[arm])})
                 console.print(f"round {r} {arm}: {loads[-1]['facts_per_s']} facts/s")
     summary = {arm: summarize([x["facts_per_s"] for x in loads if x["arm"] == arm]) for arm in arms}
     wins = sum(1 for r in range(rounds) if _rate(loads, r, TODAY) > _rate(loads, r, variant))
     return {"variant": variant, "size": size, "writers": writers, "warmups": warm,
             "loads": loads, "summary": summary, "rounds_today_faster": wins,
-            "rounds": rounds}  # fmt: skip
+            "rounds": rounds,
+            "query_times": query_times.summary(rounds) if query_times else None}  # fmt: skip
 
 
 def _rate(loads: list[dict[str, Any]], r: int, arm: str) -> int:
@@ -216,14 +273,40 @@ def render(console: Console, result: dict[str, Any]) -> None:
         f"today faster in {result['rounds_today_faster']} of {result['rounds']} rounds "
         f"(against {result['variant']})"
     )
+    if result["query_times"]:
+        render_query_times(console, result["query_times"])
+
+
+def render_query_times(console: Console, times: dict[str, dict[str, dict[str, float]]]) -> None:
+    arms = list(times)
+    table = Table(title="write-path queries: ms per load (median call / slowest call, ms)")
+    table.add_column("query")
+    for arm in arms:
+        table.add_column(arm)
+    names = sorted({name for per_query in times.values() for name in per_query})
+    for name in names:
+        cells = []
+        for arm in arms:
+            q = times[arm].get(name)
+            cells.append(f"{q['ms_per_load']:,.1f} ({q['p50_ms']} / {q['max_ms']})" if q else "-")
+        table.add_row(name, *cells)
+    totals = [f"{sum(q['ms_per_load'] for q in times[arm].values()):,.1f}" for arm in arms]
+    table.add_row("all", *totals)
+    console.print(table)
 
 
 def main(argv: list[str] | None = None) -> None:
     parser = ab_parser(__doc__, rounds=6)
     parser.add_argument("--variant", choices=sorted(VARIANTS), required=True)
+    parser.add_argument(
+        "--query-times",
+        action="store_true",
+        help="also time each write-path query call of the timed loads, per arm",
+    )
     args = parse_ab(parser, argv)
     console = Console()
-    result = run(args.variant, args.size, args.rounds, args.warmups, args.writers, console)
+    times = QueryTimes() if args.query_times else None
+    result = run(args.variant, args.size, args.rounds, args.warmups, args.writers, console, times)
     render(console, result)
     save(console, args.out_dir, f"write_ab_{args.variant}_{args.size}.json", result)
 

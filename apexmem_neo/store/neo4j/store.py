@@ -36,11 +36,12 @@ rules are those of ``apexmem_neo.store.protocol``.
 
 from __future__ import annotations
 
-from collections.abc import Collection, Iterator, Mapping, Sequence
+import time
+from collections.abc import Callable, Collection, Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from typing import Any, ClassVar, Final, NamedTuple, TypeVar
 
-from neo4j import Driver, ManagedTransaction, Query, RoutingControl, Session
+from neo4j import Driver, ManagedTransaction, Query, Record, RoutingControl, Session
 from neo4j import exceptions as neo4j_errors
 
 from apexmem_neo.errors import ServiceUnavailableError
@@ -216,6 +217,10 @@ class Neo4jGraphStore:
         self.uri = uri or _driver_uri(driver)
         self._clock = clock or utc_now
         self._ready = False
+        self.query_timer: Callable[[str, float], None] | None = None
+        """Called with (query name, seconds) after each query of the write path has run to
+        its end, inside its transaction (the commit is not in it): where a load spends its
+        time (``benchmarks.graph.write_ab --query-times``)."""
 
     # ---- lifecycle ----
 
@@ -300,7 +305,7 @@ class Neo4jGraphStore:
         merge: bool,
     ) -> None:
         def existing(kind: str, wanted: Collection[str]) -> set[str]:
-            found = tx.run(write_query(EXISTING_QUERIES[kind]), ids=sorted(wanted))
+            found = self._run_write(tx, EXISTING_QUERIES[kind], ids=sorted(wanted))
             return {record["id"] for record in found}
 
         # Inside the transaction, so the ids cannot vanish between the check and the write.
@@ -330,7 +335,7 @@ class Neo4jGraphStore:
         new = [row for row in rows if row[plan.key] not in stored]
         for chunk in _chunks(new, self.chunk_rows):
             payload = _grouped(chunk, plan.group_by) if plan.group_by else chunk
-            tx.run(write_query(plan.create), rows=payload).consume()
+            self._run_write(tx, plan.create, rows=payload)
         if plan.links is None:
             return {row[plan.key] for row in new}
         links = [
@@ -347,12 +352,22 @@ class Neo4jGraphStore:
         if query is None:
             return stored
         for chunk in _chunks(ids, self.chunk_rows):
-            stored.update(record["id"] for record in tx.run(write_query(query), ids=chunk))
+            stored.update(record["id"] for record in self._run_write(tx, query, ids=chunk))
         return stored
 
     def _run_chunks(self, tx: ManagedTransaction, name: str, rows: Sequence[Any]) -> None:
         for chunk in _chunks(rows, self.chunk_rows):
-            tx.run(write_query(name), rows=chunk).consume()
+            self._run_write(tx, name, rows=chunk)
+
+    def _run_write(self, tx: ManagedTransaction, name: str, **params: Any) -> list[Record]:
+        """Run write query ``name`` in ``tx`` to the end; its records (the write path's
+        queries return ids at most). Reports the time to ``query_timer`` when set."""
+        start = time.perf_counter()
+        quiet = {key: RowList(v) if isinstance(v, list) else v for key, v in params.items()}
+        records = list(tx.run(write_query(name), quiet))
+        if self.query_timer is not None:
+            self.query_timer(name, time.perf_counter() - start)
+        return records
 
     def _session(self) -> Session:
         return self.driver.session(database=self.database)
@@ -451,6 +466,18 @@ class Neo4jGraphStore:
             )
         tree = summary.profile if profile else summary.plan
         return list(_operators(tree or {}))
+
+
+class RowList(list[Any]):
+    """A query parameter's rows, whose repr is their count. The driver (neo4j 6.4) formats
+    ``repr`` of every RUN's parameters for its debug log even when debug logging is off,
+    which for a batch's rows cost twice the CPU of packing them, on a machine whose two cores
+    the server needs too. It packs like a plain list (the same bytes)."""
+
+    __slots__ = ()
+
+    def __repr__(self) -> str:
+        return f"<{len(self)} rows>"
 
 
 def write_query(name: str) -> str:

@@ -25,7 +25,7 @@ def test_both_arms_load_alternating_on_a_private_server(
     create_path = dict(neo4j_store.CREATE_NEW)
     write_ab.main(
         ["--variant", variant, "--size", "2000", "--rounds", "2", "--warmups", "1",
-         "--out-dir", str(tmp_path)]
+         "--out-dir", str(tmp_path), "--query-times"]
     )  # fmt: skip
     result = json.loads((tmp_path / f"write_ab_{variant}_2000.json").read_text())
     assert [(x["round"], x["arm"]) for x in result["loads"]] == [
@@ -33,6 +33,12 @@ def test_both_arms_load_alternating_on_a_private_server(
     ]  # fmt: skip
     assert all(x["facts_per_s"] > 0 for x in result["loads"])
     assert set(result["summary"]) == {"today", variant}
+    times = result["query_times"]
+    assert set(times) == {"today", variant}
+    for arm in times:  # every load writes facts, events and participants, each chunk timed
+        for name in ("write_facts", "write_events", "write_participants_new"):
+            assert times[arm][name]["calls_per_load"] >= 1
+            assert 0 < times[arm][name]["p50_ms"] <= times[arm][name]["max_ms"]
     assert create_path == neo4j_store.CREATE_NEW  # the variant is undone
     assert not port_is_open("127.0.0.1", BENCH_NEO4J_PORT)  # stopped at the end
     # A new server never held OF_PROPERTY: init_schema skips the migration deleting it

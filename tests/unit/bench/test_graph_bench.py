@@ -157,6 +157,19 @@ def test_replan_variant_takes_the_keep_plan_prefix_off_the_write_queries_until_i
     assert neo4j_store.write_query("write_facts").startswith("CYPHER replan=skip\n")
 
 
+def test_query_times_sum_per_load_and_keep_the_median_and_slowest_call() -> None:
+    times = write_ab.QueryTimes()
+    today, other = times.timer("today"), times.timer("replan")
+    for seconds in (0.010, 0.030, 0.020, 0.140):
+        today("write_facts", seconds)
+    other("write_facts", 0.5)
+    summary = times.summary(loads_per_arm=2)
+    assert summary["today"]["write_facts"] == {
+        "calls_per_load": 2.0, "ms_per_load": 100.0, "p50_ms": 25.0, "max_ms": 140.0,
+    }  # fmt: skip
+    assert summary["replan"]["write_facts"]["ms_per_load"] == 250.0
+
+
 def test_generator_puts_entities_and_properties_in_a_batch_of_their_own_first() -> None:
     first, second, *_ = generate(Spec(n_facts=2000, n_entities=20, batch_facts=500))
     assert (len(first.entities), len(first.properties)) == (20, 100)
