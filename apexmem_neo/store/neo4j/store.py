@@ -471,8 +471,9 @@ class Neo4jGraphStore:
 class RowList(list[Any]):
     """A query parameter's rows, whose repr is their count. The driver (neo4j 6.4) formats
     ``repr`` of every RUN's parameters for its debug log even when debug logging is off,
-    which for a batch's rows cost twice the CPU of packing them, on a machine whose two cores
-    the server needs too. It packs like a plain list (the same bytes)."""
+    which for a batch's rows took more CPU than packing them, on a machine whose two cores
+    the server needs too. It packs like a plain list (the same bytes); a driver debug log
+    shows "<n rows>" instead of the rows."""
 
     __slots__ = ()
 
