@@ -3,7 +3,7 @@
 The Neo4j that `apexmem services up` starts runs the collector named by APEXMEM_NEO4J_GC
 (``g1`` by default, or ``parallel``). This benchmark starts the benchmark's own Neo4j
 (port 7799, a new data directory) once per arm and round with that collector, warms it up
-with untimed loads, then times the graph benchmark's loads of one size (three below 1M, one
+with untimed loads, then times the graph benchmark's loads of one size (five below 1M, one
 at 1M) and its temporal queries on the last (a throughput collector pauses the reads too,
 so both are shown).
 Arms alternate ABBA across rounds so a drift in the machine's speed falls on both.
