@@ -33,7 +33,7 @@ from __future__ import annotations
 
 import statistics
 from collections.abc import Callable, Iterator
-from contextlib import AbstractContextManager, contextmanager
+from contextlib import AbstractContextManager, contextmanager, nullcontext
 from typing import Any, Final, NamedTuple
 
 from rich.console import Console
@@ -42,7 +42,6 @@ from rich.table import Table
 from apexmem_neo.settings import Settings
 from apexmem_neo.store.neo4j import cypher_files
 from apexmem_neo.store.neo4j import store as neo4j_store
-from apexmem_neo.store.neo4j.store import RowList
 from benchmarks.graph import bench
 from benchmarks.graph.ab import ab_parser, parse_ab, save, summarize
 from benchmarks.graph.generate import Spec
@@ -124,29 +123,24 @@ def existence_lookup() -> Iterator[None]:
 
 
 @contextmanager
-def replan() -> Iterator[None]:
+def store_attribute(name: str, value: object) -> Iterator[None]:
+    """While inside, the Neo4j store module's ``name`` is ``value``; put back after."""
+    kept = getattr(neo4j_store, name)
+    setattr(neo4j_store, name, value)
+    try:
+        yield
+    finally:
+        setattr(neo4j_store, name, kept)
+
+
+def replan() -> AbstractContextManager[None]:
     """While inside, the store's write queries go without the ``KEEP_PLAN`` prefix."""
-    kept = neo4j_store.KEEP_PLAN
-    setattr(neo4j_store, "KEEP_PLAN", "")  # noqa: B010 (a Final, put back below)
-    try:
-        yield
-    finally:
-        setattr(neo4j_store, "KEEP_PLAN", kept)  # noqa: B010
+    return store_attribute("KEEP_PLAN", "")
 
 
-@contextmanager
-def row_repr() -> Iterator[None]:
+def row_repr() -> AbstractContextManager[None]:
     """While inside, the store passes its rows as plain lists."""
-    setattr(neo4j_store, "RowList", list)  # noqa: B010 (put back below)
-    try:
-        yield
-    finally:
-        setattr(neo4j_store, "RowList", RowList)  # noqa: B010
-
-
-@contextmanager
-def nothing_applied() -> Iterator[None]:
-    yield
+    return store_attribute("RowList", list)
 
 
 class Variant(NamedTuple):
@@ -163,7 +157,7 @@ VARIANTS: Final[dict[str, Variant]] = {
     "existence_lookup": Variant(existence_lookup, 0),
     "replan": Variant(replan, 0),
     "row_repr": Variant(row_repr, 0),
-    "definitions_with_facts": Variant(nothing_applied, 0, definitions_first=False),
+    "definitions_with_facts": Variant(nullcontext, 0, definitions_first=False),
 }
 
 
