@@ -9,6 +9,7 @@ from apexmem_neo.search.documents import DocKind, SearchDocument, documents_from
 from apexmem_neo.search.engine import HybridSearch, QueryTruncatedWarning, SearchHit, SearchResults
 from apexmem_neo.search.protocol import (
     Embedder,
+    EmbedderMismatchError,
     EmptyQueryError,
     SearchError,
     SearchFilters,
@@ -19,6 +20,7 @@ __all__ = [
     "PRESETS",
     "DocKind",
     "Embedder",
+    "EmbedderMismatchError",
     "EmptyQueryError",
     "HybridSearch",
     "QueryTruncatedWarning",

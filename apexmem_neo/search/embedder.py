@@ -1,4 +1,5 @@
-"""Embedders: sentence-transformers models (offline) and an on-disk cache for any embedder."""
+"""Embedders: sentence-transformers models (offline, the [local] extra), hosted models through
+LiteLLM, an on-disk cache for any embedder, and ``make_embedder`` to pick one by name."""
 
 from __future__ import annotations
 
@@ -17,16 +18,21 @@ from apexmem_neo.search.protocol import Embedder
 from apexmem_neo.settings import default_models_dir
 
 DEFAULT_MODEL = MPNET.name
-"""all-mpnet-base-v2, unpacked from the PyPI packages that carry it. On the LOCOMO dev
-conversations it lifts hybrid turn recall@10 from 0.784 (all-MiniLM-L6-v2) to 0.803; it embeds
-about 7x slower (46 vs 346 texts/s here), which ingestion hides behind its LLM calls.
-MiniLM stays available by name."""
+"""all-mpnet-base-v2, unpacked from the PyPI packages that carry it. It recalls more LOCOMO turns
+than all-MiniLM-L6-v2 but embeds more slowly, a cost ingestion hides behind its LLM calls
+(benchmarks/published has the numbers). MiniLM stays available by name."""
+
+LOCAL_EXTRA_HINT = "the local embedder needs the [local] extra: pip install 'apexmem-neo[local]'"
+CHARS_PER_TOKEN = 4
+"""A rough average for English text, used where a model's tokenizer is unknown."""
 
 __all__ = [
     "DEFAULT_MODEL",
     "CachedEmbedder",
     "EmbedderError",
+    "LiteLLMEmbedder",
     "SentenceTransformerEmbedder",
+    "make_embedder",
     "resolve_model",
 ]
 
@@ -56,7 +62,10 @@ class SentenceTransformerEmbedder:
             if self._model is None:
                 os.environ.setdefault("HF_HUB_OFFLINE", "1")
                 os.environ.setdefault("TRANSFORMERS_OFFLINE", "1")
-                from sentence_transformers import SentenceTransformer
+                try:
+                    from sentence_transformers import SentenceTransformer
+                except ImportError as exc:
+                    raise EmbedderError(LOCAL_EXTRA_HINT) from exc
 
                 path = resolve_model(self._model_name, self._models_dir)
                 try:
@@ -97,6 +106,135 @@ class SentenceTransformerEmbedder:
             show_progress_bar=False,
         )
         return np.asarray(vectors, dtype=np.float32).tolist()  # type: ignore[no-any-return]
+
+
+class LiteLLMEmbedder:
+    """A hosted or OpenAI-compatible embedding model through LiteLLM, named with its provider
+    prefix (``openai/text-embedding-3-small``, ``ollama/nomic-embed-text``, ...).
+
+    Each batch of ``batch_size`` texts is one request; vectors come back L2-normalised float32.
+    ``dimensions`` declares the model's vector size (vectors of another size are an error);
+    without it, one probe embedding learns it. It is not sent to the provider: LiteLLM refuses
+    the parameter for most models. Provider failures raise a one-line ``EmbedderError``.
+    """
+
+    def __init__(
+        self,
+        model: str,
+        *,
+        api_base: str | None = None,
+        api_key: str | None = None,
+        dimensions: int | None = None,
+        batch_size: int = 128,
+        max_tokens: int = 8191,
+    ) -> None:
+        if batch_size < 1:
+            raise ValueError(f"batch_size must be at least 1, not {batch_size}")
+        self._model = model
+        self._api_base = api_base
+        self._api_key = api_key
+        self._dimensions = dimensions
+        self._batch_size = batch_size
+        self._max_tokens = max_tokens
+        self._lock = threading.Lock()
+
+    @property
+    def name(self) -> str:
+        return self._model
+
+    @property
+    def dimensions(self) -> int:
+        with self._lock:
+            if self._dimensions is None:
+                self._dimensions = len(self._request(["dimension probe"])[0])
+            return self._dimensions
+
+    @property
+    def max_tokens(self) -> int:
+        return self._max_tokens
+
+    def count_tokens(self, text: str) -> int:
+        import litellm
+
+        try:
+            return int(litellm.token_counter(model=self._model, text=text))
+        except Exception:  # no tokenizer for this model: estimate from the length
+            return len(text) // CHARS_PER_TOKEN
+
+    def truncate(self, text: str) -> str:
+        return text[: self._max_tokens * CHARS_PER_TOKEN]
+
+    def embed(self, texts: Sequence[str]) -> list[list[float]]:
+        vectors: list[list[float]] = []
+        for start in range(0, len(texts), self._batch_size):
+            vectors.extend(self._request(texts[start : start + self._batch_size]))
+        return vectors
+
+    def _request(self, texts: Sequence[str]) -> list[list[float]]:
+        """One embedding request; the unit vectors in input order."""
+        import litellm
+        import openai
+
+        try:
+            response = litellm.embedding(
+                model=self._model,
+                input=list(texts),
+                api_base=self._api_base,
+                api_key=self._api_key,
+            )
+        except openai.OpenAIError as exc:  # LiteLLM maps every provider error onto these
+            raise self._error(_first_line(str(exc)) or type(exc).__name__) from exc
+        if not isinstance(response, litellm.EmbeddingResponse):
+            raise self._error(f"expected an embedding response, got {type(response).__name__}")
+        rows = sorted(response.data, key=lambda row: int(row["index"]))
+        matrix = np.asarray([row["embedding"] for row in rows], dtype=np.float32)
+        if matrix.ndim != 2 or matrix.shape[0] != len(texts):
+            raise self._error(f"{len(rows)} vectors came back for {len(texts)} texts")
+        if self._dimensions is not None and matrix.shape[1] != self._dimensions:
+            raise self._error(f"vectors of {matrix.shape[1]} dimensions, not {self._dimensions}")
+        norms = np.linalg.norm(matrix, axis=1, keepdims=True)
+        return (matrix / np.where(norms == 0, 1, norms)).tolist()  # type: ignore[no-any-return]
+
+    def _error(self, reason: str) -> EmbedderError:
+        where = self._api_base or "its provider"
+        return EmbedderError(f"embedding model {self._model!r} at {where}: {reason}")
+
+
+def _first_line(text: str) -> str:
+    return next((line.strip() for line in text.splitlines() if line.strip()), "")
+
+
+def make_embedder(
+    spec: str | Embedder,
+    *,
+    models_dir: Path | None,
+    cache_path: Path | str | None,
+    api_base: str | None = None,
+    api_key: str | None = None,
+) -> Embedder:
+    """The embedder ``spec`` names; an ``Embedder`` object is returned as it is.
+
+    A name whose prefix before "/" is a LiteLLM provider (``openai/...``, ``ollama/...``) is a
+    hosted model; a local directory or any other name is a sentence-transformers model. Named
+    models are wrapped in a ``CachedEmbedder`` at ``cache_path`` when one is given.
+    """
+    if not isinstance(spec, str):
+        return spec
+    embedder: Embedder
+    if not Path(spec).expanduser().is_dir() and _is_litellm_model(spec):
+        embedder = LiteLLMEmbedder(spec, api_base=api_base, api_key=api_key)
+    else:
+        embedder = SentenceTransformerEmbedder(spec, models_dir=models_dir)
+    return embedder if cache_path is None else CachedEmbedder(embedder, cache_path)
+
+
+def _is_litellm_model(spec: str) -> bool:
+    prefix, slash, _ = spec.partition("/")
+    if not slash:
+        return False
+    import litellm
+
+    return prefix in litellm.provider_list
 
 
 class CachedEmbedder:

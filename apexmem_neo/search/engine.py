@@ -76,8 +76,9 @@ class HybridSearch:
         self._query_vectors: OrderedDict[str, tuple[float, ...]] = OrderedDict()
 
     def create(self) -> None:
-        """Create the index for this embedder's dimensions (idempotent)."""
-        self.index.create(self.embedder.dimensions)
+        """Create the index for this embedder (idempotent); an index built with another
+        embedder raises ``EmbedderMismatchError``."""
+        self.index.create(self.embedder.dimensions, self.embedder.name)
 
     def index_documents(self, docs: Sequence[SearchDocument], batch_size: int = 512) -> int:
         """Embed (through the embedder's cache, if any), analyse and upsert ``docs``.

@@ -35,6 +35,47 @@ class EmptyQueryError(SearchError, ValueError):
         super().__init__("search query is empty (or only whitespace); give some words to search")
 
 
+REBUILD_COMMAND = "apexmem index --rebuild"
+EmbedderInfo: TypeAlias = tuple[str, int]
+"""An embedder's identity as an index records it: model name ("" when unknown), dimensions."""
+
+
+class EmbedderMismatchError(SearchError):
+    """The index was built with another embedding model (or vector size) than the one given:
+    its vectors and the query vectors would not be comparable."""
+
+    def __init__(
+        self, where: str, stored: EmbedderInfo, given: EmbedderInfo, rebuild: str = REBUILD_COMMAND
+    ) -> None:
+        self.stored, self.given = stored, given
+        (stored_name, stored_dims), (name, dims) = stored, given
+        built = f"embedder {stored_name!r}" if stored_name else "an unrecorded embedder"
+        configured = repr(name) if name else "an unnamed embedder"
+        model = stored_name or f"a {stored_dims}-d model"
+        super().__init__(
+            f"search index {where} was built with {built} ({stored_dims}-d); this memory is "
+            f"configured with {configured} ({dims}-d): set APEXMEM_EMBED_MODEL={model} "
+            f"(or embedder=... in code) or rebuild the index with `{rebuild}`"
+        )
+
+
+def reconcile_embedder(
+    where: str, stored: EmbedderInfo | None, given: EmbedderInfo, rebuild: str = REBUILD_COMMAND
+) -> bool:
+    """Raise ``EmbedderMismatchError`` unless an index that recorded ``stored`` can serve the
+    embedder ``given``; return whether the index must write ``given`` as its record.
+
+    A record without a name (an index of an older version) adopts the given name; a given
+    name "" (a caller that knows only the vector size) is checked on dimensions alone.
+    """
+    if stored is None:
+        return True
+    (stored_name, stored_dims), (name, dims) = stored, given
+    if stored_dims != dims or (stored_name and name and stored_name != name):
+        raise EmbedderMismatchError(where, stored, given, rebuild)
+    return bool(name) and not stored_name
+
+
 @dataclass(frozen=True, slots=True)
 class Hit:
     """One ranked document id with its score (higher is better)."""
@@ -131,15 +172,20 @@ class SearchIndex(Protocol):
     """A document index with BM25 and cosine kNN over the fields ``text`` and ``context``.
 
     Constructors do no I/O; ``create()`` makes the index (idempotent) for vectors of
-    ``dimensions``. ``upsert`` replaces documents by ``doc_id`` (re-indexing is idempotent);
-    it may be given a stream, and what it wrote is searchable when it returns. ``retrieve``
-    answers each request with at most ``k`` hits, best first. ``optimize`` readies an index
-    that was just bulk-loaded for fast reads (Elasticsearch: force-merge to one segment, so
-    each kNN request walks one HNSW graph per kind instead of one per segment); it may take
-    minutes on a large index and changes no result.
+    ``dimensions`` from the model named ``embedder`` and records both; on an existing index it
+    raises ``EmbedderMismatchError`` when they differ from the record (see
+    ``reconcile_embedder``). ``embedder_info`` is that record, None before ``create()``;
+    ``drop()`` removes it with the documents. ``upsert`` replaces documents by ``doc_id``
+    (re-indexing is idempotent); it may be given a stream, and what it wrote is searchable
+    when it returns. ``retrieve`` answers each request with at most ``k`` hits, best first.
+    ``optimize`` readies an index that was just bulk-loaded for fast reads (Elasticsearch:
+    force-merge to one segment, so each kNN request walks one HNSW graph per kind instead of
+    one per segment); it may take minutes on a large index and changes no result.
     """
 
-    def create(self, dimensions: int) -> None: ...
+    def create(self, dimensions: int, embedder: str = "") -> None: ...
+
+    def embedder_info(self) -> EmbedderInfo | None: ...
 
     def upsert(self, docs: Iterable[IndexedDocument]) -> int: ...
 

@@ -27,11 +27,13 @@ from apexmem_neo.search.config import DocField, Method
 from apexmem_neo.search.documents import ALL_KINDS, SearchDocument
 from apexmem_neo.search.protocol import (
     ChannelRequest,
+    EmbedderInfo,
     Hit,
     IndexedDocument,
     SearchError,
     SearchFilters,
     per_kind_vector_name,
+    reconcile_embedder,
 )
 
 T = TypeVar("T")
@@ -78,8 +80,11 @@ def vector_index_options(vector_index: str, dimensions: int = BBQ_MIN_DIMS) -> d
 VECTOR_FIELDS = [per_kind_vector_name(kind, field) for kind in ALL_KINDS for field in DocField]
 
 
-def mapping(dimensions: int, vector_index: str = DEFAULT_VECTOR_INDEX) -> dict[str, Any]:
-    """The index mapping: keyword filters, whitespace-analysed terms, HNSW vectors."""
+def mapping(
+    dimensions: int, vector_index: str = DEFAULT_VECTOR_INDEX, embedder: str = ""
+) -> dict[str, Any]:
+    """The index mapping: keyword filters, whitespace-analysed terms, HNSW vectors, and in
+    ``_meta`` the name of the embedding model that made the vectors."""
     vector = {
         "type": "dense_vector",
         "dims": dimensions,
@@ -90,6 +95,7 @@ def mapping(dimensions: int, vector_index: str = DEFAULT_VECTOR_INDEX) -> dict[s
     keyword = {"type": "keyword"}
     terms = {"type": "text", "analyzer": "whitespace", "similarity": "BM25"}
     return {
+        "_meta": {"embedder": embedder},
         "dynamic": "strict",
         # Vectors are searched, never read back: keeping them out of _source makes bulk
         # indexing and merges cheaper and the index smaller.
@@ -135,31 +141,45 @@ class ElasticsearchIndex:
         except (TransportConnectionError, ConnectionTimeout) as exc:
             raise ServiceUnavailableError("elasticsearch", self._url, str(exc)) from exc
 
-    def create(self, dimensions: int) -> None:
+    def create(self, dimensions: int, embedder: str = "") -> None:
         def _create() -> None:
-            if self._client.indices.exists(index=self._name):
-                found = self._client.indices.get_mapping(index=self._name)
-                properties = found[self._name]["mappings"]["properties"]
-                required = ("doc_id", "doc_json", VECTOR_FIELDS[0])
-                missing = [f for f in required if f not in properties]
-                if missing:
-                    raise SearchError(
-                        f"index {self._name} has the mapping of an older version (no "
-                        f"{', '.join(missing)} field); drop it and index again"
+            stored = self._recorded()
+            if reconcile_embedder(self._where(), stored, (embedder, dimensions)):
+                if stored is None:
+                    self._client.indices.create(
+                        index=self._name,
+                        mappings=mapping(dimensions, self._vector_index, embedder),
+                        settings=INDEX_SETTINGS,
                     )
-                dims = properties[VECTOR_FIELDS[0]]["dims"]
-                if int(dims) != dimensions:
-                    raise SearchError(
-                        f"index {self._name} holds {dims}-d vectors, not {dimensions}"
-                    )
-                return
-            self._client.indices.create(
-                index=self._name,
-                mappings=mapping(dimensions, self._vector_index),
-                settings=INDEX_SETTINGS,
-            )
+                else:  # an index of an older version adopts the embedder's name
+                    self._client.indices.put_mapping(index=self._name, meta={"embedder": embedder})
 
         self._call(_create)
+
+    def embedder_info(self) -> EmbedderInfo | None:
+        return self._call(self._recorded)
+
+    def _recorded(self) -> EmbedderInfo | None:
+        """The embedder recorded in the mapping's ``_meta`` ("" as name for an index made
+        before names were kept) with the vector size; None when the index does not exist."""
+        try:
+            found = self._client.indices.get_mapping(index=self._name)
+        except NotFoundError:
+            return None
+        mappings = found[self._name]["mappings"]
+        properties = mappings.get("properties", {})
+        required = ("doc_id", "doc_json", VECTOR_FIELDS[0])
+        missing = [f for f in required if f not in properties]
+        if missing:
+            raise SearchError(
+                f"index {self._name} has the mapping of an older version (no "
+                f"{', '.join(missing)} field); drop it and index again"
+            )
+        name = str(mappings.get("_meta", {}).get("embedder", ""))
+        return name, int(properties[VECTOR_FIELDS[0]]["dims"])
+
+    def _where(self) -> str:
+        return f"{self._name!r} on Elasticsearch at {self._url}"
 
     def upsert(self, docs: Iterable[IndexedDocument]) -> int:
         """Stream ``docs`` through the bulk helper, then refresh once (never per document)."""

@@ -36,10 +36,12 @@ from apexmem_neo.search.config import DocField, Method
 from apexmem_neo.search.documents import SearchDocument
 from apexmem_neo.search.protocol import (
     ChannelRequest,
+    EmbedderInfo,
     Hit,
     IndexedDocument,
     SearchError,
     SearchFilters,
+    reconcile_embedder,
 )
 
 SCHEMA_VERSION = 2
@@ -353,27 +355,32 @@ class EmbeddedIndex:
                 raise SearchError(f"{self._path} is not a search index: no dimensions stored")
             self._conn, self._dimensions = db, int(row[0])
 
-    def create(self, dimensions: int) -> None:
+    def create(self, dimensions: int, embedder: str = "") -> None:
         with self._lock:
             if self._conn is None:
                 self._conn = sqlite3.connect(self._path, check_same_thread=False)
             db = self._conn
             for statement in _SCHEMA:
                 db.execute(statement)
-            _migrate_from_fts5(db)
-            row = db.execute("SELECT value FROM search_meta WHERE key = 'dimensions'").fetchone()
-            if row is not None and int(row[0]) != dimensions:
-                raise SearchError(
-                    f"index at {self._path} holds {row[0]}-d vectors, not {dimensions}-d"
+            # Checked before the migration writes anything: a mismatch leaves the file as it was.
+            stored = _recorded(db)
+            if reconcile_embedder(self._path, stored, (embedder, dimensions)):
+                db.executemany(
+                    "INSERT OR REPLACE INTO search_meta VALUES (?, ?)",
+                    (("dimensions", str(dimensions)), ("embedder", embedder)),
                 )
-            db.execute(
-                "INSERT OR IGNORE INTO search_meta VALUES ('dimensions', ?)", (str(dimensions),)
-            )
+            _migrate_from_fts5(db)
             db.execute(
                 "INSERT OR REPLACE INTO search_meta VALUES ('schema', ?)", (str(SCHEMA_VERSION),)
             )
             db.commit()
             self._dimensions = dimensions
+
+    def embedder_info(self) -> EmbedderInfo | None:
+        with self._lock:
+            if self._conn is None and (self._path == ":memory:" or not Path(self._path).is_file()):
+                return None
+            return _recorded(self._db())
 
     def upsert(self, docs: Iterable[IndexedDocument]) -> int:
         written = 0
@@ -521,6 +528,16 @@ def _unit(vector: FloatArray) -> FloatArray:
     v = np.asarray(vector, dtype=np.float32)
     norm = float(np.linalg.norm(v))
     return v / norm if norm > 0 else v
+
+
+def _recorded(db: sqlite3.Connection) -> EmbedderInfo | None:
+    """The embedder the index recorded ("" as name for files written before names were kept);
+    None when it recorded nothing (never created, or dropped)."""
+    table = db.execute("SELECT 1 FROM sqlite_master WHERE name = 'search_meta'").fetchone()
+    meta = dict(db.execute("SELECT key, value FROM search_meta").fetchall()) if table else {}
+    if "dimensions" not in meta:
+        return None
+    return meta.get("embedder", ""), int(meta["dimensions"])
 
 
 def _migrate_from_fts5(db: sqlite3.Connection) -> None:

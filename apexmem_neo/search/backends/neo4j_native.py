@@ -32,11 +32,13 @@ from apexmem_neo.search.config import DocField, Method
 from apexmem_neo.search.documents import ALL_KINDS, SearchDocument
 from apexmem_neo.search.protocol import (
     ChannelRequest,
+    EmbedderInfo,
     Hit,
     IndexedDocument,
     SearchError,
     SearchFilters,
     per_kind_vector_name,
+    reconcile_embedder,
 )
 from apexmem_neo.store.neo4j.cypher_files import (
     LABELS,
@@ -47,6 +49,7 @@ from apexmem_neo.store.neo4j.cypher_files import (
 
 T = TypeVar("T")
 SEARCH_RELATIONSHIP = "INDEXES"
+REBUILD_COMMAND = "apexmem index --store neo4j --rebuild"
 _IDENT = re.compile(r"^[A-Za-z][A-Za-z0-9_]{0,62}$")
 _SLOT = re.compile(r"\{\{(\w+)\}\}")
 _LABEL_USE = re.compile(r"\(\s*\w*\s*:\s*(\w+)")
@@ -59,8 +62,8 @@ def load_cypher(name: str, **slots: str | int) -> list[str]:
     Files are found by the store's loader (``cypher_root``: the package copy, else the
     repository's). Slots take only identifiers (``[A-Za-z][A-Za-z0-9_]*``) or integers, never
     user data; values travel as query parameters. After filling, every label must be the
-    store's allow-list or the ``label`` slot, and every relationship type the store's or
-    ``INDEXES``.
+    store's allow-list or the ``label`` / ``meta_label`` slot, and every relationship type the
+    store's or ``INDEXES``.
     """
     for key, value in slots.items():
         if not isinstance(value, int) and not _IDENT.match(value):
@@ -70,7 +73,8 @@ def load_cypher(name: str, **slots: str | int) -> list[str]:
     if missing:
         raise ValueError(f"cypher/{name}.cypher needs slots {sorted(missing)}")
     filled = strip_comments(_SLOT.sub(lambda m: str(slots[m.group(1)]), text))
-    labels = set(_LABEL_USE.findall(filled)) - LABELS - {str(slots.get("label", ""))}
+    own = {str(slots.get("label", "")), str(slots.get("meta_label", ""))}
+    labels = set(_LABEL_USE.findall(filled)) - LABELS - own
     types = set(_TYPE_USE.findall(filled)) - RELATIONSHIP_TYPES - {SEARCH_RELATIONSHIP}
     if labels or types:
         raise ValueError(f"cypher/{name}.cypher uses labels {labels} / types {types} off the list")
@@ -98,12 +102,16 @@ class Neo4jNativeIndex:
             raise ValueError(f"namespace {namespace!r} must be a plain identifier")
         self._driver = driver
         self._label = namespace if namespace == "SearchDoc" else f"SearchDoc_{namespace}"
+        # One node of this label records the namespace's embedder (name and dimensions).
+        self._meta_label = "SearchMeta" if namespace == "SearchDoc" else f"SearchMeta_{namespace}"
         self._prefix = f"search_{namespace.lower()}"
         self._database = database
         self._url = url or "the configured Neo4j address"
 
     def _q(self, name: str, **slots: str | int) -> list[str]:
-        return load_cypher(name, label=self._label, prefix=self._prefix, **slots)
+        return load_cypher(
+            name, label=self._label, meta_label=self._meta_label, prefix=self._prefix, **slots
+        )
 
     def _run(self, statement: str, params: dict[str, Any], write: bool = False) -> list[Any]:
         def _go() -> list[Any]:
@@ -123,7 +131,19 @@ class Neo4jNativeIndex:
         except (ServiceUnavailable, SessionExpired) as exc:
             raise ServiceUnavailableError("neo4j", self._url, str(exc)) from exc
 
-    def create(self, dimensions: int) -> None:
+    def create(self, dimensions: int, embedder: str = "") -> None:
+        self._refuse_shared_vector_index()
+        stored = self._recorded()
+        given = (embedder, dimensions)
+        record = reconcile_embedder(self._where(), stored, given, REBUILD_COMMAND)
+        for statement in self._q("schema/search_create", dimensions=int(dimensions)):
+            self._run(statement, {}, write=True)
+        self._run("CALL db.awaitIndexes(300)", {}, write=True)
+        if record:
+            (statement,) = self._q("queries/search_meta_set")
+            self._run(statement, {"embedder": embedder, "dimensions": dimensions}, write=True)
+
+    def _refuse_shared_vector_index(self) -> None:
         legacy = f"{self._prefix}_text_vector"
         found = self._run(
             "SHOW INDEXES YIELD name WHERE name = $name RETURN name", {"name": legacy}
@@ -132,11 +152,26 @@ class Neo4jNativeIndex:
             raise SearchError(
                 f"search namespace {self._label} has the indexes of an older version (a shared "
                 f"vector index {legacy}, not one per kind); drop it and index again "
-                "(apexmem index --store neo4j --rebuild)"
+                f"({REBUILD_COMMAND})"
             )
-        for statement in self._q("schema/search_create", dimensions=int(dimensions)):
-            self._run(statement, {}, write=True)
-        self._run("CALL db.awaitIndexes(300)", {}, write=True)
+
+    def embedder_info(self) -> EmbedderInfo | None:
+        return self._recorded()
+
+    def _recorded(self) -> EmbedderInfo | None:
+        """The namespace's meta node; for a namespace created before it existed, no name and
+        the size of its vector indexes; None when the namespace has neither."""
+        (statement,) = self._q("queries/search_meta_get")
+        records = self._run(statement, {})
+        if records:
+            return str(records[0]["embedder"] or ""), int(records[0]["dimensions"])
+        (statement,) = self._q("queries/search_vector_dimensions")
+        name = f"{self._prefix}_{per_kind_vector_name(ALL_KINDS[0], DocField.TEXT)}"
+        found = self._run(statement, {"name": name})
+        return ("", int(found[0]["dimensions"])) if found else None
+
+    def _where(self) -> str:
+        return f"{self._label} on Neo4j at {self._url}"
 
     def upsert(self, docs: Iterable[IndexedDocument]) -> int:
         (statement,) = self._q("queries/search_upsert")
@@ -204,6 +239,8 @@ class Neo4jNativeIndex:
                 session.run(Query(statement)).consume()
 
         self._call(_delete)
+        (statement,) = self._q("queries/search_meta_delete")
+        self._run(statement, {}, write=True)
         for statement in self._q("schema/search_drop"):
             self._run(statement, {}, write=True)
 
