@@ -12,7 +12,7 @@ export HF_HUB_OFFLINE := 1
 
 $(VENV)/.installed: pyproject.toml
 	$(PYTHON) -m venv $(VENV)
-	$(BIN)/pip install --quiet -e '.[dev]'
+	$(BIN)/pip install --quiet -e '.[dev,all]'
 	touch $@
 
 install: $(VENV)/.installed

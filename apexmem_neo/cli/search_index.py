@@ -95,9 +95,14 @@ def _index(store: str, db: Path | None, settings: Settings, namespace: str) -> I
             index.close()
         return
     if backend == "elasticsearch":
-        from elasticsearch import Elasticsearch
+        try:  # the [es] extra; a one-line error names it when absent
+            from elasticsearch import Elasticsearch
 
-        from apexmem_neo.search.backends.elasticsearch import ElasticsearchIndex
+            from apexmem_neo.search.backends.elasticsearch import ElasticsearchIndex
+        except ImportError as exc:
+            raise ApexMemError(
+                "the Elasticsearch backend needs the [es] extra: pip install 'apexmem-neo[es]'"
+            ) from exc
 
         url = settings.elasticsearch_url
         client = Elasticsearch(url, request_timeout=ES_REQUEST_TIMEOUT_S)

@@ -7,8 +7,9 @@ import uuid
 from dataclasses import dataclass
 
 import httpx
-from elasticsearch import Elasticsearch
 from neo4j import GraphDatabase
+
+from apexmem_neo.errors import ApexMemError
 
 
 @dataclass(frozen=True)
@@ -51,6 +52,12 @@ def elasticsearch_round_trip(url: str) -> RoundTrip:
     """Index a document, find it with a match query, delete the index."""
 
     def probe() -> str:
+        try:  # the client comes with the [es] extra, loaded only when Elasticsearch is probed
+            from elasticsearch import Elasticsearch
+        except ImportError as exc:
+            raise ApexMemError(
+                "the Elasticsearch client needs the [es] extra: pip install 'apexmem-neo[es]'"
+            ) from exc
         index = f"apexmem-doctor-{uuid.uuid4().hex[:8]}"
         with Elasticsearch(url, request_timeout=30) as client:
             client.index(index=index, id="1", document={"text": "append only memory"}, refresh=True)

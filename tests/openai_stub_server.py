@@ -1,0 +1,121 @@
+"""A real OpenAI-compatible HTTP server on 127.0.0.1 for tests, serving POST /v1/embeddings.
+
+Vectors are deterministic: each text seeds a local numpy Random with its sha256, so the same
+text always gets the same vector. Every request's path, JSON body and Authorization header is
+recorded. Anything else (another path, a body without string inputs) gets an OpenAI-style
+error, so a client that sends something unexpected fails loudly.
+"""
+
+from __future__ import annotations
+
+import base64
+import hashlib
+import json
+import threading
+from dataclasses import dataclass
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from types import TracebackType
+from typing import Any
+
+import numpy as np
+
+EMBEDDINGS_PATH = "/v1/embeddings"
+
+
+@dataclass(frozen=True)
+class RecordedRequest:
+    path: str
+    body: dict[str, Any]
+    authorization: str | None
+
+
+def stub_vector(text: str, dimensions: int) -> np.ndarray[Any, np.dtype[np.float32]]:
+    """The (not normalised) vector the stub returns for ``text``."""
+    seed = int.from_bytes(hashlib.sha256(text.encode("utf-8")).digest()[:8], "big")
+    return np.random.default_rng(seed).normal(size=dimensions).astype(np.float32)
+
+
+class OpenAIStubServer:
+    """Serves on a free port while used as a context manager; ``url`` is the API base."""
+
+    def __init__(self, dimensions: int = 16) -> None:
+        self.dimensions = dimensions
+        self.requests: list[RecordedRequest] = []
+        self._lock = threading.Lock()
+        self._httpd = ThreadingHTTPServer(("127.0.0.1", 0), _handler_for(self))
+        self._thread = threading.Thread(target=self._httpd.serve_forever, daemon=True)
+
+    @property
+    def url(self) -> str:
+        return f"http://127.0.0.1:{self._httpd.server_address[1]}/v1"
+
+    def record(self, request: RecordedRequest) -> None:
+        with self._lock:
+            self.requests.append(request)
+
+    def embeddings(self, body: dict[str, Any]) -> dict[str, Any]:
+        """The OpenAI response to an embeddings request body; ValueError on a bad body."""
+        texts = body.get("input")
+        texts = [texts] if isinstance(texts, str) else texts
+        if not isinstance(texts, list) or not all(isinstance(t, str) for t in texts):
+            raise ValueError(f"input must be a string or a list of strings, not {texts!r}")
+        dims = int(body.get("dimensions") or self.dimensions)
+        as_base64 = body.get("encoding_format") == "base64"
+        data = []
+        for index, text in enumerate(texts):
+            vector = stub_vector(text, dims)
+            encoded = base64.b64encode(vector.tobytes()).decode() if as_base64 else vector.tolist()
+            data.append({"object": "embedding", "index": index, "embedding": encoded})
+        tokens = sum(len(t.split()) for t in texts)
+        usage = {"prompt_tokens": tokens, "total_tokens": tokens}
+        return {"object": "list", "data": data, "model": body.get("model"), "usage": usage}
+
+    def __enter__(self) -> OpenAIStubServer:
+        self._thread.start()
+        return self
+
+    def __exit__(
+        self,
+        exc_type: type[BaseException] | None,
+        exc: BaseException | None,
+        tb: TracebackType | None,
+    ) -> None:
+        self._httpd.shutdown()
+        self._httpd.server_close()
+        self._thread.join()
+
+
+def _handler_for(stub: OpenAIStubServer) -> type[BaseHTTPRequestHandler]:
+    class Handler(BaseHTTPRequestHandler):
+        def do_POST(self) -> None:
+            length = int(self.headers.get("Content-Length") or 0)
+            try:
+                body = json.loads(self.rfile.read(length) or b"{}")
+            except json.JSONDecodeError as exc:
+                self._reply(400, _error(f"body is not JSON: {exc}"))
+                return
+            stub.record(RecordedRequest(self.path, body, self.headers.get("Authorization")))
+            if self.path != EMBEDDINGS_PATH:
+                self._reply(404, _error(f"no route {self.path}"))
+                return
+            try:
+                self._reply(200, stub.embeddings(body))
+            except ValueError as exc:
+                self._reply(400, _error(str(exc)))
+
+        def _reply(self, status: int, payload: dict[str, Any]) -> None:
+            raw = json.dumps(payload).encode()
+            self.send_response(status)
+            self.send_header("Content-Type", "application/json")
+            self.send_header("Content-Length", str(len(raw)))
+            self.end_headers()
+            self.wfile.write(raw)
+
+        def log_message(self, format: str, *args: Any) -> None:
+            """Quiet: tests read ``stub.requests`` instead of the access log."""
+
+    return Handler
+
+
+def _error(message: str) -> dict[str, Any]:
+    return {"error": {"message": message, "type": "invalid_request_error", "code": None}}
