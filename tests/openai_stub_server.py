@@ -1,4 +1,6 @@
-"""A real OpenAI-compatible HTTP server on 127.0.0.1 for tests, serving POST /v1/embeddings.
+"""A real OpenAI-compatible HTTP server on 127.0.0.1 for tests, serving POST /v1/embeddings
+and, when given an upstream server, POST /v1/chat/completions (forwarded to that server with its
+own model name, so a "hosted" model answers with the local one's words).
 
 Vectors are deterministic: each text seeds a local numpy Random with its sha256, so the same
 text always gets the same vector. Every request's path, JSON body and Authorization header is
@@ -20,6 +22,7 @@ from typing import Any
 import numpy as np
 
 EMBEDDINGS_PATH = "/v1/embeddings"
+CHAT_PATH = "/v1/chat/completions"
 
 
 @dataclass(frozen=True)
@@ -38,8 +41,12 @@ def stub_vector(text: str, dimensions: int) -> np.ndarray[Any, np.dtype[np.float
 class OpenAIStubServer:
     """Serves on a free port while used as a context manager; ``url`` is the API base."""
 
-    def __init__(self, dimensions: int = 16) -> None:
+    def __init__(
+        self, dimensions: int = 16, chat_upstream: str | None = None, upstream_model: str = ""
+    ) -> None:
         self.dimensions = dimensions
+        self.chat_upstream = chat_upstream
+        self.upstream_model = upstream_model
         self.requests: list[RecordedRequest] = []
         self._lock = threading.Lock()
         self._httpd = ThreadingHTTPServer(("127.0.0.1", 0), _handler_for(self))
@@ -70,6 +77,19 @@ class OpenAIStubServer:
         usage = {"prompt_tokens": tokens, "total_tokens": tokens}
         return {"object": "list", "data": data, "model": body.get("model"), "usage": usage}
 
+    def chat(self, body: dict[str, Any]) -> dict[str, Any]:
+        """The upstream server's answer to a chat request, asked under its own model name."""
+        import httpx
+
+        if self.chat_upstream is None:
+            raise ValueError("this stub serves no chat completions (no upstream given)")
+        forwarded = {**body, "model": self.upstream_model, "stream": False}
+        reply = httpx.post(f"{self.chat_upstream}/chat/completions", json=forwarded, timeout=600)
+        reply.raise_for_status()
+        answer: dict[str, Any] = reply.json()
+        answer["model"] = body.get("model")
+        return answer
+
     def __enter__(self) -> OpenAIStubServer:
         self._thread.start()
         return self
@@ -95,11 +115,12 @@ def _handler_for(stub: OpenAIStubServer) -> type[BaseHTTPRequestHandler]:
                 self._reply(400, _error(f"body is not JSON: {exc}"))
                 return
             stub.record(RecordedRequest(self.path, body, self.headers.get("Authorization")))
-            if self.path != EMBEDDINGS_PATH:
+            routes = {EMBEDDINGS_PATH: stub.embeddings, CHAT_PATH: stub.chat}
+            if self.path not in routes:
                 self._reply(404, _error(f"no route {self.path}"))
                 return
             try:
-                self._reply(200, stub.embeddings(body))
+                self._reply(200, routes[self.path](body))
             except ValueError as exc:
                 self._reply(400, _error(str(exc)))
 

@@ -9,13 +9,15 @@ with a ``CachedEmbedder`` it costs cache lookups, not model calls.
 
 from __future__ import annotations
 
+import re
 from collections import defaultdict
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Collection, Iterator, Sequence
 from typing import Any
 
-from apexmem_neo.ontology import Entity, Event, Evidence, Fact, Session, Turn, ids
+from apexmem_neo.ontology import Entity, Event, Evidence, Fact, GraphBatch, Session, Turn, ids
 from apexmem_neo.search import HybridSearch, SearchDocument
 from apexmem_neo.search.documents import (
+    DEFAULT_WINDOW,
     DocKind,
     entity_document,
     event_document,
@@ -35,16 +37,22 @@ from apexmem_neo.tools.backend import QueryBackend, QueryLimits
 
 PAGE = 2000
 READ_LIMITS = QueryLimits(max_rows=PAGE, timeout_s=120.0, max_cell_chars=1_000_000)
+INDEX_CHUNK = 512
+GRAPH_ID = re.compile(r"^[a-z]{2,4}_[0-9a-f]{32}$")
+Progress = Callable[[int, int], None]
+"""Called with (documents indexed so far, documents in all)."""
 
 
-def table_rows(backend: QueryBackend, table: str) -> Iterator[dict[str, Any]]:
-    """Every row of ``table`` as ``{column: value}``, in pages of ``PAGE`` rows."""
+def table_rows(backend: QueryBackend, table: str, where: str = "") -> Iterator[dict[str, Any]]:
+    """Every row of ``table`` (that ``where`` admits) as ``{column: value}``, in pages of
+    ``PAGE`` rows."""
     columns = COLUMNS[table]
     order = ", ".join(PRIMARY_KEYS[table])
+    condition = f" WHERE {where}" if where else ""
     offset = 0
     while True:
         sql = (
-            f"SELECT {', '.join(columns)} FROM {table} ORDER BY {order} "
+            f"SELECT {', '.join(columns)} FROM {table}{condition} ORDER BY {order} "
             f"LIMIT {PAGE} OFFSET {offset}"
         )
         result = backend.run(sql, "sql", {}, READ_LIMITS)
@@ -107,7 +115,9 @@ def graph_documents(backend: QueryBackend) -> list[SearchDocument]:
     return docs
 
 
-def index_graph(search: HybridSearch, backend: QueryBackend) -> int:
+def index_graph(
+    search: HybridSearch, backend: QueryBackend, progress: Progress | None = None
+) -> int:
     """Create the index if needed and upsert every document of the graph; returns the count.
 
     An index built before the short id prefixes (ontology/ids.py) is rebuilt whole: its
@@ -119,7 +129,104 @@ def index_graph(search: HybridSearch, backend: QueryBackend) -> int:
     if _holds_old_property_ids(search, docs):
         search.index.drop()
         search.create()
-    return search.index_documents(docs) if docs else 0
+    return index_in_chunks(search, docs, progress)
+
+
+def index_in_chunks(
+    search: HybridSearch, docs: Sequence[SearchDocument], progress: Progress | None = None
+) -> int:
+    """Upsert ``docs`` (one call without ``progress``, else chunk by chunk, reporting each)."""
+    if not docs:
+        return 0
+    if progress is None:
+        return search.index_documents(docs)
+    done = 0
+    progress(0, len(docs))
+    for start in range(0, len(docs), INDEX_CHUNK):
+        done += search.index_documents(docs[start : start + INDEX_CHUNK])
+        progress(done, len(docs))
+    return done
+
+
+def _in_list(ids_: Collection[str]) -> str:
+    """A SQL ``IN`` list of graph ids; each is checked to be an id (they are spliced in)."""
+    bad = [i for i in ids_ if not GRAPH_ID.match(i)]
+    if bad:
+        raise ValueError(f"not a graph id: {bad[0]!r}")
+    return "(" + ", ".join(f"'{i}'" for i in sorted(ids_)) + ")"
+
+
+def _session_turn_documents(
+    backend: QueryBackend, first_new: dict[str, int], window: int
+) -> list[SearchDocument]:
+    """Documents of the new turns and of the turns before them whose context now holds them;
+    the turns read start further back, so every rewritten document keeps its full context."""
+    docs: list[SearchDocument] = []
+    fields = ("turn_id", "session_id", "seq", "speaker", "listener", "text", "anchor_datetime")
+    for session_id, seq in first_new.items():
+        where = f"session_id IN {_in_list([session_id])} AND seq >= {seq - 2 * window}"
+        turns = [Turn(**{k: r[k] for k in fields}) for r in table_rows(backend, "turns", where)]
+        sessions = [
+            Session(**{k: r[k] for k in ("session_id", "conversation_id", "seq", "started_at")})
+            for r in table_rows(backend, "sessions", f"session_id IN {_in_list([session_id])}")
+        ]
+        kept = {t.turn_id for t in turns if t.seq >= seq - window}
+        docs += [d for d in turn_documents(turns, sessions) if d.graph_id in kept]
+    return docs
+
+
+def _touched_entity_documents(backend: QueryBackend, entity_ids: set[str]) -> list[SearchDocument]:
+    if not entity_ids:
+        return []
+    where = f"entity_id IN {_in_list(entity_ids)}"
+    facts: dict[str, list[Fact]] = defaultdict(list)
+    for row in table_rows(backend, "facts", where):
+        facts[row["entity_id"]].append(fact_model_from_row(row))
+    entities = [entity_from_row(r) for r in table_rows(backend, "entities", where)]
+    return [entity_document(e, facts.get(e.entity_id, [])) for e in entities]
+
+
+def batch_documents(
+    backend: QueryBackend, batches: Sequence[GraphBatch], window: int = DEFAULT_WINDOW
+) -> list[SearchDocument]:
+    """The documents that ``batches`` (just written) add or change: their turns and the
+    turns whose context window reaches them, every entity they touch (with all its facts),
+    and their properties, events and evidence."""
+    first_new: dict[str, int] = {}
+    for turn in (t for b in batches for t in b.turns):
+        first_new[turn.session_id] = min(turn.seq, first_new.get(turn.session_id, turn.seq))
+    docs = _session_turn_documents(backend, first_new, window)
+    touched = {e.entity_id for b in batches for e in b.entities}
+    touched |= {f.entity_id for b in batches for f in b.facts}
+    docs += _touched_entity_documents(backend, touched)
+    for batch in batches:
+        docs += documents_from_events(batch)
+    return list({d.doc_id: d for d in docs}.values())
+
+
+def documents_from_events(batch: GraphBatch) -> list[SearchDocument]:
+    """Property, event and evidence documents of a batch (as ``documents_from_batch``)."""
+    anchors = {t.turn_id: t.anchor_datetime for t in batch.turns}
+    evidence = {e.evidence_id: e for e in batch.evidence}
+    docs = [property_document(p) for p in batch.properties]
+    cited: set[str] = set()
+    for event in batch.events:
+        cited.add(event.evidence_id or "")
+        docs.append(event_document(event, evidence.get(event.evidence_id or "")))
+    docs += [
+        evidence_document(ev, anchors.get(ev.turn_id or ""))
+        for ev in batch.evidence
+        if ev.evidence_id not in cited
+    ]
+    return docs
+
+
+def index_batches(
+    search: HybridSearch, backend: QueryBackend, batches: Sequence[GraphBatch]
+) -> int:
+    """Bring the index up to date with ``batches`` just written (no full rebuild)."""
+    search.create()
+    return index_in_chunks(search, batch_documents(backend, batches))
 
 
 def _holds_old_property_ids(search: HybridSearch, docs: Sequence[SearchDocument]) -> bool:

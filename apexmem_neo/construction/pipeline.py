@@ -127,9 +127,11 @@ class ConstructionPipeline:
         candidate_source: CandidateSource | None = None,
         on_turn: Callable[[TurnReport, RunStats], None] | None = None,
         embedder: Embedder | None = None,
+        on_batch: Callable[[GraphBatch], None] | None = None,
     ) -> None:
         """``candidate_source`` adds dense candidates to resolution; without one, an
-        ``embedder`` gives a ``CatalogDenseSource`` over the run's own catalogs."""
+        ``embedder`` gives a ``CatalogDenseSource`` over the run's own catalogs.
+        ``on_batch`` sees every batch once the store has it (a search index follows them)."""
         self.store = store
         self.checkpoint = checkpoint
         self.config = config or PipelineConfig()
@@ -139,6 +141,7 @@ class ConstructionPipeline:
         self.candidate_source = candidate_source
         self.embedder = embedder
         self.on_turn = on_turn
+        self.on_batch = on_batch
 
     def ingest(self, turns: Sequence[TurnInput], source: str = "") -> RunStats:
         started = time.perf_counter()
@@ -177,6 +180,7 @@ class ConstructionPipeline:
             self.checkpoint.mark_done(turn_id)
             stats.store_seconds += time.perf_counter() - t0
             stats.turns_replayed += 1
+            self._written(batch)
 
     def _todo(self, turns: Sequence[TurnInput], stats: RunStats) -> list[int]:
         statuses = self.checkpoint.statuses([t.turn().turn_id for t in turns])
@@ -284,12 +288,17 @@ class ConstructionPipeline:
             calls,
         )
         self.store.write(batch)
+        self._written(batch)
         if result is not None and not result.ok:
             self.checkpoint.mark_failed(
                 turn_id, item.source_key, result.error or "", result.raw_output, attempts, calls
             )
         else:
             self.checkpoint.mark_done(turn_id)
+
+    def _written(self, batch: GraphBatch) -> None:
+        if self.on_batch is not None:
+            self.on_batch(batch)
 
     def _close_stats(self, stats: RunStats, started: float) -> None:
         totals = self.ledger.totals()

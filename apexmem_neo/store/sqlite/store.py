@@ -246,7 +246,9 @@ class SQLiteGraphStore:
 
 def _connect(path: str) -> sqlite3.Connection:
     # isolation_level=None: transactions are explicit (BEGIN IMMEDIATE ... COMMIT).
-    conn = sqlite3.connect(path, isolation_level=None)
+    # check_same_thread=False: a Memory serves reads from worker threads (AsyncMemory, the MCP
+    # server); sqlite3 serialises use of one connection, and the Memory keeps one writer.
+    conn = sqlite3.connect(path, isolation_level=None, check_same_thread=False)
     conn.row_factory = sqlite3.Row
     # Before WAL, and effective only on a new (empty) database: an existing file keeps its
     # page size. 64 KiB pages make bulk ingest ~1.7x cheaper (fewer, fuller pages to split,

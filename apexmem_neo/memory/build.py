@@ -1,0 +1,383 @@
+"""The factories behind ``Memory.sqlite``, ``Memory.neo4j`` and ``Memory.from_settings``.
+
+They are the only code that wires a store, its query backend, the checkpoint, a search index,
+an embedder and an LM together, and ``open_from_settings`` is the only place settings become
+objects. Opening does the I/O a memory needs to be usable (schema, checkpoint); models load
+lazily, on first use.
+"""
+
+from __future__ import annotations
+
+import hashlib
+from collections.abc import Callable
+from pathlib import Path
+from typing import TYPE_CHECKING, Any, Literal
+
+from apexmem_neo.agent.models import AgentConfig, max_iters_for
+from apexmem_neo.construction.checkpoint import Checkpoint
+from apexmem_neo.errors import ApexMemError, ServiceUnavailableError
+from apexmem_neo.llm import make_lm
+from apexmem_neo.search import HybridSearch
+from apexmem_neo.search.protocol import Embedder, SearchIndex
+from apexmem_neo.settings import (
+    DEFAULT_INDEX_NAME,
+    LOCAL_LM,
+    LOCAL_LM_API_BASE,
+    Settings,
+    default_home,
+    default_models_dir,
+)
+
+if TYPE_CHECKING:
+    from apexmem_neo.memory.core import Memory
+
+SearchChoice = Literal["embedded", "neo4j", "elasticsearch"] | None
+DEFAULT_ES_URL = "http://127.0.0.1:9200"
+ES_REQUEST_TIMEOUT_S = 120
+_LOCAL_HOSTS = ("127.0.0.1", "localhost", "0.0.0.0", "[::1]")
+
+
+class StoreNotFoundError(ApexMemError, FileNotFoundError):
+    """A memory opened for reading does not exist."""
+
+
+def open_sqlite(
+    cls: type[Memory],
+    path: str | Path | None = None,
+    *,
+    lm: Any = LOCAL_LM,
+    embedder: str | Embedder | None = None,
+    search: SearchChoice = "embedded",
+    elasticsearch: Any = None,
+    elasticsearch_options: dict[str, Any] | None = None,
+    index_name: str = DEFAULT_INDEX_NAME,
+    home: str | Path | None = None,
+    create: bool = True,
+    agent_config: AgentConfig | None = None,
+    lm_api_base: str | None = None,
+    lm_api_key: str | None = None,
+    embed_api_base: str | None = None,
+    models_dir: str | Path | None = None,
+) -> Memory:
+    """A memory in the SQLite file ``path`` (default ``HOME/data/apexmem.sqlite``, HOME being
+    ``~/.apexmem``). ``create`` False makes a missing file an error instead of a new memory.
+    ``search``: "embedded" (a file beside the store), "elasticsearch" or None (no search)."""
+    from apexmem_neo.store.sqlite import SQLiteGraphStore
+    from apexmem_neo.tools import SQLiteQueryBackend
+
+    base = Path(home) if home is not None else default_home()
+    file = Path(path) if path is not None else base / "data" / "apexmem.sqlite"
+    if not create and not file.is_file():
+        raise StoreNotFoundError(
+            f"no memory at {file}: add or ingest something first, or check the path (--db)"
+        )
+    file.parent.mkdir(parents=True, exist_ok=True)
+    store = SQLiteGraphStore(file)
+    store.init_schema()
+    checkpoint = Checkpoint(file)
+    checkpoint.open()
+    parts = _Parts(base, models_dir, lm, lm_api_base, lm_api_key, embedder, embed_api_base)
+    if search == "neo4j":
+        raise ApexMemError("search='neo4j' needs a Neo4j store; use 'embedded' or 'elasticsearch'")
+    index, where, closers = _search_index(
+        search, parts, file.with_suffix(".search.sqlite"), elasticsearch,
+        elasticsearch_options, _es_name(index_name, str(file.resolve())),
+    )  # fmt: skip
+    return parts.memory(
+        cls, store, SQLiteQueryBackend(file), checkpoint, index, str(file), where, closers,
+        agent_config,
+    )  # fmt: skip
+
+
+def open_neo4j(
+    cls: type[Memory],
+    uri_or_driver: Any = "bolt://127.0.0.1:7687",
+    *,
+    auth: Any = None,
+    database: str | None = None,
+    lm: Any = LOCAL_LM,
+    embedder: str | Embedder | None = None,
+    search: SearchChoice = "neo4j",
+    elasticsearch: Any = None,
+    elasticsearch_options: dict[str, Any] | None = None,
+    index_name: str = DEFAULT_INDEX_NAME,
+    checkpoint: str | Path | None = None,
+    home: str | Path | None = None,
+    agent_config: AgentConfig | None = None,
+    lm_api_base: str | None = None,
+    lm_api_key: str | None = None,
+    embed_api_base: str | None = None,
+    models_dir: str | Path | None = None,
+) -> Memory:
+    """A memory in Neo4j: a URI (``bolt://``, ``neo4j://``, ``neo4j+s://``...) with ``auth``
+    (user, password), or a ``neo4j.Driver`` (left open on close: the caller owns it).
+    The construction checkpoint lives in a SQLite file (default under HOME/checkpoints)."""
+    from apexmem_neo.search.backends.neo4j_native import Neo4jNativeIndex
+    from apexmem_neo.store.neo4j import Neo4jGraphStore
+    from apexmem_neo.tools import Neo4jQueryBackend
+
+    driver, uri, owned = _driver(uri_or_driver, auth)
+    closers: list[Callable[[], None]] = [driver.close] if owned else []
+    store = Neo4jGraphStore(driver, database, uri=uri)
+    _neo4j_call(store.init_schema, uri, closers)
+    base = Path(home) if home is not None else default_home()
+    digest = hashlib.sha256(f"{uri}|{database or ''}".encode()).hexdigest()[:12]
+    file = Path(checkpoint) if checkpoint else base / "checkpoints" / f"neo4j-{digest}.db"
+    file.parent.mkdir(parents=True, exist_ok=True)
+    marks = Checkpoint(file)
+    marks.open()
+    parts = _Parts(base, models_dir, lm, lm_api_base, lm_api_key, embedder, embed_api_base)
+    location = uri + (f" (database {database})" if database else "")
+    if search == "neo4j":
+        native = Neo4jNativeIndex(driver, namespace=index_name, database=database, url=uri)
+        index: HybridSearch | None = parts.hybrid(native)
+        where: str | None = f"Neo4j namespace {index_name!r} at {uri}"
+    elif search == "embedded":
+        raise ApexMemError("search='embedded' needs a SQLite store; use 'neo4j' or 'elasticsearch'")
+    else:
+        index, where, more = _search_index(
+            search, parts, file, elasticsearch, elasticsearch_options,
+            f"{index_name.lower()}-neo4j",
+        )  # fmt: skip
+        closers += more
+    return parts.memory(
+        cls, store, Neo4jQueryBackend(driver, database), marks, index, location, where,
+        closers, agent_config,
+    )  # fmt: skip
+
+
+def open_from_settings(
+    cls: type[Memory],
+    settings: Settings | None = None,
+    *,
+    store: str | None = None,
+    db: str | Path | None = None,
+    index_name: str | None = None,
+    create: bool = True,
+    agent_config: AgentConfig | None = None,
+) -> Memory:
+    """The memory the settings (the environment by default) describe; keyword arguments
+    override the store, its file, the search namespace and whether a missing file is made."""
+    s = settings or Settings()
+    chosen = store or s.store
+    if chosen not in ("sqlite", "neo4j"):
+        raise ApexMemError(f"store must be sqlite or neo4j, not {chosen!r}")
+    search = _search_choice(s, chosen)
+    api_base, api_key = s.lm_endpoint()
+    common: dict[str, Any] = {
+        "lm": s.lm,
+        "lm_api_base": api_base,
+        "lm_api_key": api_key,
+        "embedder": s.embed_model,
+        "embed_api_base": s.embed_api_base,
+        "models_dir": s.models_dir,
+        "home": s.apexmem_home,
+        "search": search,
+        "index_name": index_name or s.index_name,
+        "elasticsearch": s.elasticsearch_url,
+        "elasticsearch_options": s.elasticsearch_options(),
+        "agent_config": agent_config,
+    }
+    if chosen == "sqlite":
+        path = Path(db) if db is not None else s.sqlite_path
+        return open_sqlite(cls, path, create=create, **common)
+    return open_neo4j(
+        cls, s.neo4j_uri, auth=s.neo4j_auth(), database=s.neo4j_database,
+        checkpoint=db, **common,
+    )  # fmt: skip
+
+
+def _search_choice(s: Settings, store: str) -> SearchChoice:
+    chosen = s.search_backend
+    if chosen == "auto":
+        return "embedded" if store == "sqlite" else "neo4j"
+    if chosen == "embedded" and store != "sqlite":
+        raise ApexMemError(
+            "APEXMEM_SEARCH=embedded needs the SQLite store (its file sits beside it)"
+        )
+    if chosen == "neo4j" and store != "neo4j":
+        raise ApexMemError("APEXMEM_SEARCH=neo4j needs APEXMEM_STORE=neo4j")
+    return chosen
+
+
+class _Parts:
+    """The LM and embedder of a memory being opened, from what the caller gave."""
+
+    def __init__(
+        self,
+        home: Path,
+        models_dir: str | Path | None,
+        lm: Any,
+        lm_api_base: str | None,
+        lm_api_key: str | None,
+        embedder: str | Embedder | None,
+        embed_api_base: str | None,
+    ) -> None:
+        self.home = home
+        self.models_dir = Path(models_dir) if models_dir is not None else default_models_dir()
+        self.lm, self.lm_check = resolve_lm(lm, lm_api_base, lm_api_key)
+        self.embedder_spec = embedder
+        self.embed_api_base = embed_api_base
+        self._embedder: Embedder | None = None
+        self.closers: list[Callable[[], None]] = []
+
+    def embedder(self) -> Embedder:
+        if self._embedder is None:
+            from apexmem_neo.search.embedder import DEFAULT_MODEL, make_embedder
+
+            embedder = make_embedder(
+                self.embedder_spec or DEFAULT_MODEL,
+                models_dir=self.models_dir,
+                cache_path=self.home / "cache" / "embeddings.db",
+                api_base=self.embed_api_base,
+            )
+            close = getattr(embedder, "close", None)
+            if callable(close):
+                self.closers.append(close)
+            self._embedder = embedder
+        return self._embedder
+
+    def hybrid(self, index: SearchIndex) -> HybridSearch:
+        return HybridSearch(index, self.embedder())
+
+    def memory(
+        self,
+        cls: type[Memory],
+        store: Any,
+        backend: Any,
+        checkpoint: Checkpoint,
+        search: HybridSearch | None,
+        location: str,
+        where: str | None,
+        closers: list[Callable[[], None]],
+        agent_config: AgentConfig | None,
+    ) -> Memory:
+        api_base = getattr(self.lm, "kwargs", {}).get("api_base")
+        config = agent_config or AgentConfig(max_iters=max_iters_for(api_base))
+        return cls(
+            store, backend, checkpoint, search=search, lm=self.lm, agent_config=config,
+            location=location, search_location=where, lm_check=self.lm_check,
+            on_close=[*self.closers, *closers],
+        )  # fmt: skip
+
+
+def resolve_lm(
+    lm: Any, api_base: str | None = None, api_key: str | None = None
+) -> tuple[Any, Callable[[], None] | None]:
+    """A ``dspy.LM`` (or None) from a LiteLLM model string or an LM, and a check that a
+    local server answers. The local api_base applies only to the local default model; any
+    other model goes to its provider with the provider's own key variable."""
+    if lm is None:
+        return None, None
+    if not isinstance(lm, str):
+        base = getattr(lm, "kwargs", {}).get("api_base")
+        return lm, _local_check(base)
+    if lm == LOCAL_LM and api_base is None:
+        api_base, api_key = LOCAL_LM_API_BASE, api_key or "local"
+    model = make_lm(lm, api_base, api_key)
+    return model, _local_check(api_base)
+
+
+def _local_check(api_base: str | None) -> Callable[[], None] | None:
+    """A once-only check that an LM server on this machine answers (a hosted one is not
+    probed: its errors come back from the provider)."""
+    if not api_base:
+        return None
+    host = api_base.split("://")[-1].split("/")[0].rsplit(":", 1)[0]
+    if host not in _LOCAL_HOSTS:
+        return None
+    answered: list[bool] = []
+
+    def check() -> None:
+        if answered:
+            return
+        import httpx
+
+        try:
+            httpx.get(f"{api_base.rstrip('/')}/models", timeout=5.0).raise_for_status()
+        except httpx.HTTPError as exc:
+            raise ServiceUnavailableError("llm", api_base, type(exc).__name__) from None
+        answered.append(True)
+
+    return check
+
+
+def _driver(uri_or_driver: Any, auth: Any) -> tuple[Any, str, bool]:
+    """(driver, uri, whether this memory owns the driver)."""
+    if not isinstance(uri_or_driver, str):
+        return uri_or_driver, _driver_uri(uri_or_driver), False
+    from neo4j import GraphDatabase
+
+    try:
+        driver = GraphDatabase.driver(uri_or_driver, auth=auth)
+    except ValueError as exc:  # a malformed URI or an unknown scheme
+        raise ApexMemError(f"Neo4j URI {uri_or_driver!r}: {exc}") from None
+    return driver, uri_or_driver, True
+
+
+def _driver_uri(driver: Any) -> str:
+    address = getattr(driver, "initial_addresses", None) or []
+    return f"bolt://{address[0]}" if address else "neo4j"
+
+
+def _neo4j_call(call: Callable[[], None], uri: str, closers: list[Callable[[], None]]) -> None:
+    """``call`` with the driver's connection and auth failures as one-line errors."""
+    from neo4j.exceptions import AuthError, ServiceUnavailable
+
+    try:
+        call()
+    except AuthError:
+        _close_all(closers)
+        raise ApexMemError(
+            f"Neo4j at {uri} refused the credentials: set NEO4J_USER and NEO4J_PASSWORD "
+            "(or pass auth=(user, password))"
+        ) from None
+    except ServiceUnavailable as exc:
+        _close_all(closers)
+        raise ServiceUnavailableError("neo4j", uri, str(exc).splitlines()[0][:200]) from None
+
+
+def _close_all(closers: list[Callable[[], None]]) -> None:
+    for close in closers:
+        close()
+
+
+def _es_name(namespace: str, key: str) -> str:
+    """An Elasticsearch index per store: the namespace and a hash of the store's path."""
+    return f"{namespace.lower()}-{hashlib.sha256(key.encode()).hexdigest()[:12]}"
+
+
+def _search_index(
+    search: SearchChoice,
+    parts: _Parts,
+    embedded_file: Path,
+    elasticsearch: Any,
+    options: dict[str, Any] | None,
+    es_index: str,
+) -> tuple[HybridSearch | None, str | None, list[Callable[[], None]]]:
+    """(search, where it is, what to close) for the embedded or Elasticsearch choice."""
+    if search is None:
+        return None, None, []
+    if search == "embedded":
+        from apexmem_neo.search.backends.embedded import EmbeddedIndex
+
+        index = EmbeddedIndex(embedded_file)
+        return parts.hybrid(index), str(embedded_file), [index.close]
+    if search != "elasticsearch":
+        raise ApexMemError(f"search must be embedded, neo4j, elasticsearch or None, not {search!r}")
+    from apexmem_neo.search.backends.elasticsearch import ElasticsearchIndex
+
+    client, url, owned = _es_client(elasticsearch, options or {})
+    closers = [client.close] if owned else []
+    where = f"Elasticsearch index {es_index!r} at {url}"
+    return parts.hybrid(ElasticsearchIndex(client, es_index, url)), where, closers
+
+
+def _es_client(given: Any, options: dict[str, Any]) -> tuple[Any, str, bool]:
+    if given is not None and not isinstance(given, str):
+        return given, "Elasticsearch", False
+    from elasticsearch import Elasticsearch
+
+    url = given or DEFAULT_ES_URL
+    client = Elasticsearch(url, request_timeout=ES_REQUEST_TIMEOUT_S, **options)
+    return client, url, True

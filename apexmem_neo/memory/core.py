@@ -1,0 +1,501 @@
+"""``Memory``: the one way into apexmem-neo for applications, the CLI, the MCP server and the
+benchmarks.
+
+A Memory owns a graph store, its read-only query backend, the construction checkpoint, an
+optional search index with its embedder, and an optional LM. Build one with
+``Memory.sqlite(...)``, ``Memory.neo4j(...)`` or ``Memory.from_settings(...)`` (see
+``apexmem_neo.memory.build``); use it as a context manager or call ``close()``.
+
+Every call names the ``scope`` (the user or agent) it is about. Turns that ``add`` stores
+belong to the conversation named by their scope; the wall that keeps one scope's entities,
+facts and queries from another's is the next step of the design (DESIGN.md, "The public API").
+
+Threads: reads may run on several threads at once; writes (``add``, ``ingest_file``,
+``index``) take one lock, so there is one writer at a time.
+"""
+
+from __future__ import annotations
+
+import threading
+import time
+from collections.abc import Callable, Iterable, Sequence
+from pathlib import Path
+from types import TracebackType
+from typing import Any, Self
+
+from apexmem_neo.agent import AgentConfig, AgentResult, MemoryAgent, Mode, build_tools
+from apexmem_neo.agent.memory_index import Progress, index_batches, index_graph
+from apexmem_neo.construction.checkpoint import Checkpoint
+from apexmem_neo.construction.loaders import InputFormat, TurnInput, load_turns
+from apexmem_neo.construction.pipeline import (
+    ConstructionPipeline,
+    PipelineConfig,
+    RunStats,
+    TurnReport,
+)
+from apexmem_neo.errors import ApexMemError
+from apexmem_neo.memory.messages import (
+    DEFAULT_SESSION,
+    InvalidInputError,
+    Message,
+    check_scope,
+    session_number,
+    to_turns,
+)
+from apexmem_neo.memory.results import (
+    AddedTurn,
+    AddResult,
+    EntityHistory,
+    MemoryStats,
+    StoredFact,
+    TurnStatus,
+)
+from apexmem_neo.ontology import Entity, GraphBatch, ids
+from apexmem_neo.ontology.types import TimeLike, normalize_time
+from apexmem_neo.search import DocKind, HybridSearch, SearchFilters, SearchResults
+from apexmem_neo.search.protocol import SearchError
+from apexmem_neo.store.protocol import FactRecord, GraphStore
+from apexmem_neo.tools.backend import Language, QueryBackend, QueryLimits, QueryResult
+
+Tool = Callable[..., str]
+TurnCallback = Callable[[TurnReport, RunStats], None]
+
+
+class NoLanguageModelError(ApexMemError):
+    """A call needs an LM and the memory was built without one."""
+
+
+class NoSearchIndexError(ApexMemError):
+    """``search`` on a memory built without a search index."""
+
+
+class UnknownEntityError(ApexMemError, LookupError):
+    """No entity of that name or id in memory."""
+
+
+class Memory:
+    """Append-only temporal memory; see the module docstring. The constructor does no I/O."""
+
+    def __init__(
+        self,
+        store: GraphStore,
+        backend: QueryBackend,
+        checkpoint: Checkpoint,
+        *,
+        search: HybridSearch | None = None,
+        lm: Any = None,
+        agent_config: AgentConfig | None = None,
+        location: str = "",
+        search_location: str | None = None,
+        lm_check: Callable[[], None] | None = None,
+        on_close: Iterable[Callable[[], None]] = (),
+    ) -> None:
+        self.store = store
+        self.backend = backend
+        self.checkpoint = checkpoint
+        self.search_index = search
+        self.lm = lm
+        self.agent_config = agent_config or AgentConfig()
+        self.location = location
+        self.search_location = search_location
+        self._lm_check = lm_check
+        self._on_close = list(on_close)
+        self._write_lock = threading.RLock()
+        self._search_ready = False
+        self._closed = False
+
+    # ---- construction and lifecycle (factories live in memory.build) ----
+
+    @classmethod
+    def sqlite(cls, path: str | Path | None = None, **options: Any) -> Memory:
+        """A memory in one SQLite file (default ``~/.apexmem/data/apexmem.sqlite``); see
+        ``apexmem_neo.memory.build.open_sqlite`` for the options."""
+        from apexmem_neo.memory.build import open_sqlite
+
+        return open_sqlite(cls, path, **options)
+
+    @classmethod
+    def neo4j(cls, uri_or_driver: Any = "bolt://127.0.0.1:7687", **options: Any) -> Memory:
+        """A memory in a Neo4j database; see ``apexmem_neo.memory.build.open_neo4j``."""
+        from apexmem_neo.memory.build import open_neo4j
+
+        return open_neo4j(cls, uri_or_driver, **options)
+
+    @classmethod
+    def from_settings(cls, settings: Any = None, **overrides: Any) -> Memory:
+        """The memory the environment describes (APEXMEM_STORE, NEO4J_URI, APEXMEM_LM...)."""
+        from apexmem_neo.memory.build import open_from_settings
+
+        return open_from_settings(cls, settings, **overrides)
+
+    def close(self) -> None:
+        if self._closed:
+            return
+        self._closed = True
+        errors: list[BaseException] = []
+        for closer in [self.checkpoint.close, self.store.close, *self._on_close]:
+            try:
+                closer()
+            except Exception as exc:  # close everything, then report the first failure
+                errors.append(exc)
+        if errors:
+            raise errors[0]
+
+    def __enter__(self) -> Self:
+        return self
+
+    def __exit__(
+        self,
+        exc_type: type[BaseException] | None,
+        exc: BaseException | None,
+        tb: TracebackType | None,
+    ) -> None:
+        self.close()
+
+    # ---- writing ----
+
+    def add(
+        self,
+        messages: Sequence[Message] | Message,
+        *,
+        scope: str,
+        session: str | None = None,
+        at: TimeLike | None = None,
+        extract: bool = True,
+    ) -> AddResult:
+        """Remember chat messages as turns of ``session`` (default "default") in ``scope``.
+
+        ``at`` dates messages without a ``timestamp`` (default: now). With ``extract`` the LM
+        extracts events and typed facts from each turn; without it the turns are stored and
+        searchable with no LLM call. Returns what was stored, turn by turn.
+        """
+        check_scope(scope)
+        name = session or DEFAULT_SESSION
+        seq = session_number(name)
+        first = self._next_turn_seq(ids.session_id(scope, seq))
+        turns = to_turns(messages, scope, name, seq, first, at)
+        return self._store_turns(turns, scope, extract, source=f"add:{scope}:{name}")
+
+    def ingest_file(
+        self,
+        path: str | Path,
+        *,
+        scope: str | None = None,
+        fmt: InputFormat = "auto",
+        conversations: Iterable[str] | None = None,
+        sessions: int | None = None,
+        limit: int | None = None,
+        extract: bool = True,
+        config: PipelineConfig | None = None,
+        on_turn: TurnCallback | None = None,
+        on_index: Progress | None = None,
+    ) -> AddResult:
+        """Ingest a LOCOMO JSON or JSONL turn file (resumable: turns already done are skipped).
+
+        Without ``scope`` each conversation of the file is its own scope (LOCOMO's sample_id,
+        the JSONL ``conversation``); with one, the file must hold one conversation.
+        """
+        turns = load_turns(path, fmt, conversations, sessions)[:limit]
+        if scope is not None:
+            turns = _in_scope(turns, check_scope(scope), path)
+        return self._store_turns(turns, scope, extract, str(path), config, on_turn, on_index)
+
+    def _store_turns(
+        self,
+        turns: list[TurnInput],
+        scope: str | None,
+        extract: bool,
+        source: str,
+        config: PipelineConfig | None = None,
+        on_turn: TurnCallback | None = None,
+        on_index: Progress | None = None,
+    ) -> AddResult:
+        t0 = time.perf_counter()
+        with self._write_lock:
+            if extract:
+                result, batches = self._extract(turns, scope, source, config, on_turn)
+            else:
+                result, batches = self._store_plain(turns, scope)
+            result.indexed = self._follow(batches, on_index)
+        result.seconds = round(time.perf_counter() - t0, 3)
+        return result
+
+    def _store_plain(
+        self, turns: list[TurnInput], scope: str | None
+    ) -> tuple[AddResult, list[GraphBatch]]:
+        sessions = {t.session_id: t.session() for t in turns}
+        batch = GraphBatch(sessions=list(sessions.values()), turns=[t.turn() for t in turns])
+        self.store.write(batch)
+        added = [_added(t, "stored") for t in turns]
+        return AddResult(scope=scope, turns=added), [batch]
+
+    def _extract(
+        self,
+        turns: list[TurnInput],
+        scope: str | None,
+        source: str,
+        config: PipelineConfig | None,
+        on_turn: TurnCallback | None,
+    ) -> tuple[AddResult, list[GraphBatch]]:
+        lm = self._require_lm("extracting facts (or pass extract=False)")
+        batches: list[GraphBatch] = []
+        reports: dict[str, TurnReport] = {}
+
+        def seen(report: TurnReport, stats: RunStats) -> None:
+            reports[report.turn_id] = report
+            if on_turn is not None:
+                on_turn(report, stats)
+
+        pipeline = ConstructionPipeline(
+            self.store, self.checkpoint, lm, config, on_turn=seen, on_batch=batches.append
+        )
+        stats = pipeline.ingest(turns, source=source)
+        by_turn = {t.turn_id: b for b in batches for t in b.turns}
+        added = [self._turn_result(t, reports, by_turn) for t in turns]
+        result = AddResult(
+            scope=scope, turns=added, llm_calls=stats.llm_calls, tokens=stats.tokens, run=stats
+        )
+        return result, batches
+
+    def _turn_result(
+        self, item: TurnInput, reports: dict[str, TurnReport], batches: dict[str, GraphBatch]
+    ) -> AddedTurn:
+        turn_id = item.turn().turn_id
+        report = reports.get(turn_id)
+        if report is None:
+            return _added(item, "skipped")
+        batch = batches.get(turn_id)
+        status: TurnStatus = "failed" if report.status == "failed" else "done"
+        added = _added(item, status, report.error)
+        if batch is not None:
+            added.facts = self._stored_facts(batch)
+        added.decisions = self.checkpoint.decisions(turn_id)
+        return added
+
+    def _stored_facts(self, batch: GraphBatch) -> list[StoredFact]:
+        names = {e.entity_id: e.name for e in batch.entities}
+        evidence = {e.evidence_id: e.text for e in batch.evidence}
+        facts = []
+        for fact in batch.facts:
+            if fact.entity_id not in names:
+                found = self.store.get_entity(fact.entity_id)
+                names[fact.entity_id] = found.name if found else fact.entity_id
+            facts.append(
+                StoredFact(
+                    fact_id=fact.fact_id,
+                    entity_id=fact.entity_id,
+                    entity=names[fact.entity_id],
+                    property=fact.property,
+                    value=fact.value,
+                    dtype=fact.dtype.value,
+                    t_from=fact.t_from,
+                    t_to=fact.t_to,
+                    confidence=fact.confidence,
+                    evidence=evidence.get(fact.evidence_id or ""),
+                )
+            )
+        return facts
+
+    def _next_turn_seq(self, session_id: str) -> int:
+        """One past the last stored turn of the session, so each ``add`` appends."""
+        sql = f"SELECT MAX(seq) AS last FROM turns WHERE session_id = '{session_id}'"
+        rows = self.backend.run(sql, "sql", {}, QueryLimits(max_rows=1, timeout_s=60)).rows
+        last = rows[0][0] if rows else None
+        return 0 if last is None else int(last) + 1
+
+    def index(
+        self, *, rebuild: bool = False, optimize: bool = True, progress: Progress | None = None
+    ) -> int:
+        """Index the whole graph for search (idempotent); returns the number of documents.
+
+        ``rebuild`` drops the index first (it is derived from the graph: nothing is lost).
+        After filling an empty index it is optimised for reading unless ``optimize`` is False.
+        """
+        search = self._require_search()
+        with self._write_lock:
+            if rebuild:
+                search.index.drop()
+                self._search_ready = False
+            self._ensure_search()
+            empty = search.index.count() == 0
+            count = index_graph(search, self.backend, progress)
+            if optimize and empty and count:
+                search.index.optimize()
+        return count
+
+    def _follow(self, batches: Sequence[GraphBatch], progress: Progress | None) -> int:
+        """Index what ``batches`` added or changed (the search index follows every write)."""
+        if self.search_index is None or not batches:
+            return 0
+        self._ensure_search()
+        written = index_batches(self.search_index, self.backend, batches)
+        if progress is not None:
+            progress(written, written)
+        return written
+
+    # ---- reading ----
+
+    def search(
+        self,
+        query: str,
+        *,
+        scope: str,
+        k: int = 10,
+        kinds: Iterable[DocKind | str] | None = None,
+    ) -> SearchResults:
+        """Hybrid (dense + BM25) search: the top ``k`` entities, properties, events and turns
+        (or only ``kinds``)."""
+        check_scope(scope)
+        search = self._require_search()
+        self._ensure_search()
+        chosen = tuple(DocKind(k_) for k_ in kinds) if kinds is not None else None
+        return search.search(query, k, SearchFilters(kinds=chosen))
+
+    def ask(
+        self,
+        question: str,
+        *,
+        scope: str,
+        at: TimeLike | None = None,
+        mode: Mode | None = None,
+        config: AgentConfig | None = None,
+        language: Language | None = None,
+    ) -> AgentResult:
+        """Answer ``question`` as of ``at`` (the question's own date; default now) with the
+        agent; the result holds the answer, the quoted evidence turns and the trace."""
+        check_scope(scope)
+        lm = self._require_lm("answering questions")
+        chosen = config or self.agent_config
+        searcher = self._searcher()
+        tools = build_tools(self.store, self.backend, searcher, chosen.tools, language=language)
+        agent = MemoryAgent(lm, self.store, tools, self.backend, searcher, chosen)
+        return agent.ask(question, at if at is not None else _now(), mode)
+
+    def entity(self, name: str, *, scope: str) -> Entity:
+        """The entity with this id or name (exact, then the search's best match)."""
+        check_scope(scope)
+        found = self.store.get_entity(name) or next(iter(self.store.find_entities(name)), None)
+        if found is None and self._searcher() is not None:
+            from apexmem_neo.tools.entity_lookup import find_candidates
+
+            found = next(iter(find_candidates(self.store, name, 1, self._searcher())), None)
+        if found is None:
+            raise UnknownEntityError(f"no entity named {name!r} in memory")
+        return found
+
+    def history(self, entity: str, property: str, *, scope: str) -> EntityHistory:
+        """Every fact of (entity, property), oldest first, and when its value changed."""
+        ent = self.entity(entity, scope=scope)
+        facts = self.store.history(ent.entity_id, property)
+        changes = self.store.changes(ent.entity_id, property)
+        return EntityHistory(entity=ent, property=property, facts=facts, changes=changes)
+
+    def as_of(self, entity: str, property: str, at: TimeLike, *, scope: str) -> FactRecord | None:
+        """The fact of (entity, property) that held at ``at`` (None if none did)."""
+        ent = self.entity(entity, scope=scope)
+        return self.store.as_of(ent.entity_id, property, at)
+
+    def current(self, entity: str, property: str, *, scope: str) -> FactRecord | None:
+        """The latest known fact of (entity, property)."""
+        ent = self.entity(entity, scope=scope)
+        return self.store.current(ent.entity_id, property)
+
+    def query(
+        self,
+        text: str,
+        language: Language | None = None,
+        *,
+        scope: str,
+        params: dict[str, Any] | None = None,
+        limit: int = 200,
+        timeout_s: float = 10.0,
+    ) -> QueryResult:
+        """One read-only query in ``language`` (default: the store's own, SQL on SQLite and
+        Cypher on Neo4j); a refused or failed query raises ``ToolError``."""
+        check_scope(scope)
+        limits = QueryLimits(max_rows=limit, timeout_s=timeout_s)
+        return self.backend.run(text, language or self.language, params or {}, limits)
+
+    @property
+    def language(self) -> Language:
+        """The store's own query language."""
+        return self.backend.native_language
+
+    def tools(self, *, scope: str, names: Iterable[str] | None = None) -> dict[str, Tool]:
+        """The agent's tools over this memory (SchemaViewer, EntityLookup, GraphQuery, Search,
+        Timeline), as callables returning markdown."""
+        check_scope(scope)
+        from apexmem_neo.agent.models import ALL_TOOL_NAMES
+
+        return build_tools(self.store, self.backend, self._searcher(), names or ALL_TOOL_NAMES)
+
+    def stats(self) -> MemoryStats:
+        documents = None
+        if self.search_index is not None:
+            try:
+                documents = self.search_index.index.count()
+            except SearchError:  # an embedded index that was never created
+                documents = 0
+        embedder = self.search_index.embedder.name if self.search_index is not None else None
+        return MemoryStats(
+            store=self.backend.name,
+            location=self.location,
+            counts=self.store.counts(),
+            search=self.search_location,
+            search_documents=documents,
+            embedder=embedder,
+            lm=getattr(self.lm, "model", None) if self.lm is not None else None,
+        )
+
+    # ---- helpers ----
+
+    def _require_lm(self, purpose: str) -> Any:
+        if self.lm is None:
+            raise NoLanguageModelError(f"no language model configured for {purpose}: pass lm=")
+        if self._lm_check is not None:
+            self._lm_check()
+        return self.lm
+
+    def _require_search(self) -> HybridSearch:
+        if self.search_index is None:
+            raise NoSearchIndexError("this memory has no search index (built with search=None)")
+        return self.search_index
+
+    def _ensure_search(self) -> None:
+        """Create the index on first use (loads the embedder), so an empty memory searches."""
+        if not self._search_ready and self.search_index is not None:
+            self.search_index.create()
+            self._search_ready = True
+
+    def _searcher(self) -> HybridSearch | None:
+        if self.search_index is None:
+            return None
+        self._ensure_search()
+        return self.search_index
+
+
+def _now() -> str:
+    return normalize_time(time.strftime("%Y-%m-%dT%H:%M:%S", time.gmtime()))
+
+
+def _added(item: TurnInput, status: TurnStatus, error: str | None = None) -> AddedTurn:
+    return AddedTurn(
+        turn_id=item.turn().turn_id,
+        speaker=item.speaker,
+        text=item.text,
+        anchor=item.anchor,
+        status=status,
+        error=error,
+    )
+
+
+def _in_scope(turns: list[TurnInput], scope: str, path: str | Path) -> list[TurnInput]:
+    """The turns of a one-conversation file, moved into ``scope``."""
+    conversations = sorted({t.conversation_id for t in turns})
+    if len(conversations) > 1:
+        raise InvalidInputError(
+            f"{path}: holds {len(conversations)} conversations ({', '.join(conversations[:5])}); "
+            "ingest it without a scope (each conversation is its own) or pick one with "
+            "conversations=[...]"
+        )
+    return [t.model_copy(update={"conversation_id": scope}) for t in turns]
