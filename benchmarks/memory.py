@@ -1,10 +1,10 @@
-"""What the QA benchmarks share: a memory (store, query backend, search index) built by the
-construction pipeline, the agent over it, and the provenance written with every result.
+"""What the QA benchmarks share: a ``Memory`` (store, query backend, search index) built by
+the construction pipeline, the agent over it, and the provenance written with every result.
 
 SQLite (default): the graph in ``db``, the embedded search index beside it
 (``x.sqlite`` -> ``x.search.sqlite``); both are kept, so a second run reuses the ingest
-(the checkpoint skips done turns) and the index (upserts are idempotent). Neo4j: the shared
-server at NEO4J_URI with a Neo4j-native search namespace; the checkpoint lives in ``db``.
+(the checkpoint skips done turns) and the index (upserts are idempotent). Neo4j: the server at
+NEO4J_URI with a Neo4j-native search namespace; the checkpoint lives in ``db``.
 """
 
 from __future__ import annotations
@@ -20,92 +20,53 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any, Literal
 
+from apexmem_neo import Memory
 from apexmem_neo.agent import AgentConfig, MemoryAgent, build_tools
-from apexmem_neo.agent.memory_index import index_graph
-from apexmem_neo.cli.search_index import make_embedder
 from apexmem_neo.construction.checkpoint import Checkpoint
 from apexmem_neo.construction.loaders import TurnInput
-from apexmem_neo.construction.pipeline import (
-    ConstructionPipeline,
-    PipelineConfig,
-    RunStats,
-    TurnReport,
-)
+from apexmem_neo.construction.pipeline import PipelineConfig, RunStats, TurnReport
 from apexmem_neo.llm import make_lm
 from apexmem_neo.llm.lm import DEFAULT_MAX_TOKENS
-from apexmem_neo.search import HybridSearch
-from apexmem_neo.search.embedder import CachedEmbedder
 from apexmem_neo.settings import Settings
-from apexmem_neo.store.protocol import GraphStore
-from apexmem_neo.tools.backend import QueryBackend
 
 REPO = Path(__file__).resolve().parents[1]
 RESULTS = REPO / "benchmarks" / "results"
 WORK = RESULTS / "work"  # kept stores and indexes (git-ignored with results/)
 StoreName = Literal["sqlite", "neo4j"]
 
-
-@dataclass
-class Memory:
-    store: GraphStore
-    backend: QueryBackend
-    checkpoint: Checkpoint
-    search: HybridSearch
+__all__ = ["Memory"]
 
 
 def resolve_lm(model: str | None, api_base: str | None, max_tokens: int) -> tuple[Any, str]:
-    """A temperature-0 LM for ``model`` (default APEXMEM_LM) and the model name used."""
+    """A temperature-0 LM for ``model`` (default APEXMEM_LM) and the model name used; the
+    local api_base applies only to the local default model (``Settings.lm_endpoint``)."""
     settings = Settings()
     name = model or settings.lm
-    base = api_base or (settings.lm_api_base if name == settings.lm else None)
-    key = settings.lm_api_key if base else None
+    base, key = settings.lm_endpoint() if name == settings.lm else (None, None)
+    base = api_base or base
     return make_lm(name, base, key, max_tokens=max_tokens, timeout=1800), name
 
 
-def _embedder(settings: Settings) -> CachedEmbedder:
-    return make_embedder(settings)
-
-
 @contextmanager
-def open_memory(store: StoreName, db: Path, namespace: str) -> Iterator[Memory]:
-    """The store (schema ready), its read-only backend, checkpoint and search; closed on exit."""
+def open_memory(store: StoreName, db: Path, namespace: str, lm: Any = None) -> Iterator[Memory]:
+    """The benchmark's memory (schema ready, search index opened lazily); ``lm`` extracts."""
     settings = Settings()
     db.parent.mkdir(parents=True, exist_ok=True)
-    embedder = _embedder(settings)
-    driver: Any = None
+    common: dict[str, Any] = {
+        "lm": lm,
+        "embedder": settings.embed_model,
+        "home": settings.apexmem_home,
+        "models_dir": settings.models_dir,
+    }
     if store == "sqlite":
-        from apexmem_neo.search.backends.embedded import EmbeddedIndex
-        from apexmem_neo.store.sqlite import SQLiteGraphStore
-        from apexmem_neo.tools import SQLiteQueryBackend
-
-        graph: Any = SQLiteGraphStore(db)
-        graph.init_schema()
-        backend: QueryBackend = SQLiteQueryBackend(db)
-        index: Any = EmbeddedIndex(db.with_suffix(".search.sqlite"))
+        memory = Memory.sqlite(db, **common)
     else:
-        from neo4j import GraphDatabase
-
-        from apexmem_neo.search.backends.neo4j_native import Neo4jNativeIndex
-        from apexmem_neo.store.neo4j import Neo4jGraphStore
-        from apexmem_neo.tools import Neo4jQueryBackend
-
-        driver = GraphDatabase.driver(settings.neo4j_uri, auth=None)
-        graph = Neo4jGraphStore(driver, uri=settings.neo4j_uri)
-        graph.init_schema()
-        backend = Neo4jQueryBackend(driver)
-        index = Neo4jNativeIndex(driver, namespace=namespace, url=settings.neo4j_uri)
-    checkpoint = Checkpoint(db)
-    checkpoint.open()
-    try:
-        yield Memory(graph, backend, checkpoint, HybridSearch(index, embedder))
-    finally:
-        checkpoint.close()
-        graph.close()
-        embedder.close()
-        if hasattr(index, "close"):
-            index.close()
-        if driver is not None:
-            driver.close()
+        memory = Memory.neo4j(
+            settings.neo4j_uri, auth=settings.neo4j_auth(), database=settings.neo4j_database,
+            index_name=namespace, checkpoint=db, **common,
+        )  # fmt: skip
+    with memory:
+        yield memory
 
 
 def _progress(report: TurnReport, stats: RunStats) -> None:
@@ -124,13 +85,12 @@ def extraction_lm(lm: Any) -> Any:
 
 
 def ingest(memory: Memory, turns: Sequence[TurnInput], lm: Any, source: str) -> RunStats:
-    """Run the construction pipeline (done turns are skipped), then index the whole graph."""
-    pipeline = ConstructionPipeline(
-        memory.store, memory.checkpoint, extraction_lm(lm), PipelineConfig(), on_turn=_progress
-    )
-    stats = pipeline.ingest(list(turns), source)
-    index_graph(memory.search, memory.backend)
-    return stats
+    """Extract the turns with ``lm`` (done turns are skipped), then index the whole graph."""
+    memory.lm = extraction_lm(lm)
+    added = memory.ingest_turns(turns, source=source, config=PipelineConfig(), on_turn=_progress)
+    memory.index(optimize=False)
+    assert added.run is not None
+    return added.run
 
 
 def construction_cost(checkpoint: Checkpoint) -> dict[str, float]:
@@ -148,8 +108,12 @@ def construction_cost(checkpoint: Checkpoint) -> dict[str, float]:
 
 
 def make_agent(memory: Memory, lm: Any, config: AgentConfig) -> MemoryAgent:
-    tools = build_tools(memory.store, memory.backend, memory.search, config.tools)
-    return MemoryAgent(lm, memory.store, tools, memory.backend, memory.search, config)
+    """The agent over ``memory`` answering with ``lm`` (the benchmarks vary its config)."""
+    search = memory.search_index
+    if search is not None:
+        search.create()
+    tools = build_tools(memory.store, memory.backend, search, config.tools)
+    return MemoryAgent(lm, memory.store, tools, memory.backend, search, config)
 
 
 def provenance(module: str, argv: Sequence[str], **extra: Any) -> dict[str, Any]:

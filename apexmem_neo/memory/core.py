@@ -200,6 +200,20 @@ class Memory:
             turns = _in_scope(turns, check_scope(scope), path)
         return self._store_turns(turns, scope, extract, str(path), config, on_turn, on_index)
 
+    def ingest_turns(
+        self,
+        turns: Sequence[TurnInput],
+        *,
+        extract: bool = True,
+        source: str = "",
+        config: PipelineConfig | None = None,
+        on_turn: TurnCallback | None = None,
+        on_index: Progress | None = None,
+    ) -> AddResult:
+        """Ingest ``TurnInput``s as they are, each in its own conversation (resumable, like
+        ``ingest_file``): for loaders and benchmarks that build turns themselves."""
+        return self._store_turns(list(turns), None, extract, source, config, on_turn, on_index)
+
     def _store_turns(
         self,
         turns: list[TurnInput],

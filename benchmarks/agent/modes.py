@@ -31,11 +31,11 @@ from rich.table import Table
 
 from apexmem_neo.agent import AgentConfig, MemoryAgent, build_tools
 from apexmem_neo.agent.models import Mode
-from apexmem_neo.cli.search_index import make_embedder
 from apexmem_neo.llm import make_lm
 from apexmem_neo.ontology import GraphBatch
 from apexmem_neo.search import HybridSearch, documents_from_batch
 from apexmem_neo.search.backends.embedded import EmbeddedIndex
+from apexmem_neo.search.embedder import make_embedder
 from apexmem_neo.settings import Settings
 from apexmem_neo.store.sqlite import SQLiteGraphStore
 from apexmem_neo.tools import SQLiteQueryBackend
@@ -130,15 +130,15 @@ def _agent(
     store.init_schema()
     for batch in batches:
         store.write(batch)
-    embedder = make_embedder(settings)
+    embedder = make_embedder(
+        settings.embed_model, models_dir=settings.models_dir, cache_path=settings.embed_cache
+    )
     search = HybridSearch(EmbeddedIndex(folder / "toy.search.sqlite"), embedder)
     search.create()
     for batch in batches:
         search.index_documents(documents_from_batch(batch))
     backend = SQLiteQueryBackend(folder / "toy.sqlite")
-    lm = make_lm(
-        settings.lm, settings.lm_api_base, settings.lm_api_key, max_tokens=512, timeout=1500
-    )
+    lm = make_lm(settings.lm, *settings.lm_endpoint(), max_tokens=512, timeout=1500)
     tools = build_tools(store, backend, search, config.tools)
     return MemoryAgent(lm, store, tools, backend, search, config)
 

@@ -180,8 +180,8 @@ def main(argv: list[str] | None = None) -> int:
         return 0
     settings = Settings()
     model = args.model or settings.lm
-    api_base = args.api_base or (settings.lm_api_base if model == settings.lm else None)
-    lm = make_lm(model, api_base, settings.lm_api_key if api_base else None)
+    base, key = settings.lm_endpoint() if model == settings.lm else (None, None)
+    lm = make_lm(model, args.api_base or base, key)
     turns = load_locomo(args.data, [args.conversation], args.sessions)[: args.limit]
     sample = next(
         s for s in json.loads(args.data.read_text()) if s["sample_id"] == args.conversation

@@ -92,11 +92,12 @@ def main(argv: list[str] | None = None) -> int:
     with open_memory(args.store, db, memory_namespace(args.conversation)) as mem:
         for q in questions:
             found = prefetch(
-                mem.store, q.question, mem.search, config, question_times(q.question, qdate)
+                mem.store, q.question, mem.search_index, config, question_times(q.question, qdate)
             )
             agent = {dia.get(t, t) for t in labels_shown(found.text, found.labels.by_label)}
             rag = {
-                dia[t.turn().turn_id] for t in rag_turns(mem.search, q.question, turns, args.rag_k)
+                dia[t.turn().turn_id]
+                for t in rag_turns(mem.search_index, q.question, turns, args.rag_k)
             }
             group = flags["5" if q.category == 5 else "1-4"]
             for system, shown in (("agent", agent), ("rag", rag), ("full_context", window)):

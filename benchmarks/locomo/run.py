@@ -165,7 +165,7 @@ class Systems:
         context = (
             self.full
             if system == "full_context"
-            else rag_turns(self.memory.search, q.question, self.turns, self.args.rag_k)
+            else rag_turns(self.memory.search_index, q.question, self.turns, self.args.rag_k)
         )
         out = self.answerer.answer(q.question, qdate, context)
         return {

@@ -151,8 +151,8 @@ def run_arms(args: argparse.Namespace, settings: Settings, questions: list[Quest
         return
     needs_neo4j = any(a != "sqlite-sql" for a in args.arms)
     sqlite_path = args.sqlite or settings.data_dir / "query_languages_gold.sqlite"
-    lm = make_lm(settings.lm, settings.lm_api_base, settings.lm_api_key, max_tokens=400,
-                 timeout=600)  # fmt: skip
+    api_base, api_key = settings.lm_endpoint()
+    lm = make_lm(settings.lm, api_base, api_key, max_tokens=400, timeout=600)
     args.results.parent.mkdir(parents=True, exist_ok=True)
     with ExitStack() as stack:
         uri = settings.neo4j_uri
@@ -166,9 +166,8 @@ def run_arms(args: argparse.Namespace, settings: Settings, questions: list[Quest
                                 if a in AGENT_ARMS}  # fmt: skip
         if "text2cypher" in args.arms and driver is not None and stores.neo4j_backend:
             arms["text2cypher"] = Text2CypherArm(
-                driver, stores.neo4j_backend.schema(), settings.lm, settings.lm_api_base,
-                settings.lm_api_key,
-            )  # fmt: skip
+                driver, stores.neo4j_backend.schema(), settings.lm, api_base, api_key
+            )
         for n, (question, arm) in enumerate(todo, 1):
             record = arms[arm].ask(question)
             with args.results.open("a", encoding="utf-8") as fh:
@@ -193,7 +192,7 @@ def report(
         "command": "python -m benchmarks.query_languages." + " ".join(["run", *sys.argv[1:]]),
         "model": settings.lm,
         "model_note": LOCAL_MODEL if settings.lm == DEFAULT_LM else settings.lm,
-        "lm_api_base": settings.lm_api_base,
+        "lm_api_base": settings.lm_endpoint()[0],
         "neo4j_uri": (
             f"bolt://127.0.0.1:{STUDY_NEO4J_PORT} (the study's own, --private-neo4j)"
             if args.private_neo4j

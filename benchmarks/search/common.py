@@ -9,8 +9,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from apexmem_neo.cli.search_index import make_embedder
-from apexmem_neo.search.embedder import DEFAULT_MODEL, CachedEmbedder
+from apexmem_neo.search.embedder import DEFAULT_MODEL, CachedEmbedder, make_embedder
 from apexmem_neo.search.protocol import SearchIndex
 from apexmem_neo.settings import Settings
 
@@ -20,7 +19,9 @@ BACKENDS = ("embedded", "elasticsearch", "neo4j")
 
 
 def embedder(model: str = DEFAULT_MODEL) -> CachedEmbedder:
-    return make_embedder(SETTINGS, model)
+    made = make_embedder(model, models_dir=SETTINGS.models_dir, cache_path=SETTINGS.embed_cache)
+    assert isinstance(made, CachedEmbedder)
+    return made
 
 
 def make_index(

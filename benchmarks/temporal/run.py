@@ -31,7 +31,6 @@ from typing import Any, get_args
 from rich.console import Console
 
 from apexmem_neo.agent import AgentConfig, ContextOrder, MemoryAgent, Mode
-from apexmem_neo.agent.memory_index import index_graph
 from benchmarks.charts import grouped_bars
 from benchmarks.locomo.judge import Judge, Verdict
 from benchmarks.locomo.metrics import accuracy, percentile
@@ -240,7 +239,7 @@ def _prepare(args: argparse.Namespace, convs: list[Conversation], lm: Any) -> di
         cost = construction_cost(mem.checkpoint)
     counts = materialise_overwrite(append_db, overwrite_db)
     with open_memory("sqlite", overwrite_db, "unused") as mem:
-        index_graph(mem.search, mem.backend)
+        mem.index(optimize=False)
     return {"dbs": {"append_only": append_db, "overwrite": overwrite_db}, "cost": cost,
             "overwrite": counts, "turns": len(turns)}  # fmt: skip
 
