@@ -58,6 +58,7 @@ def open_sqlite(
     lm_api_key: str | None = None,
     embed_api_base: str | None = None,
     models_dir: str | Path | None = None,
+    embed_cache: str | Path | None = None,
 ) -> Memory:
     """A memory in the SQLite file ``path`` (default ``HOME/data/apexmem.sqlite``, HOME being
     ``~/.apexmem``). ``create`` False makes a missing file an error instead of a new memory.
@@ -77,6 +78,7 @@ def open_sqlite(
     checkpoint = Checkpoint(file)
     checkpoint.open()
     parts = _Parts(base, models_dir, lm, lm_api_base, lm_api_key, embedder, embed_api_base)
+    parts.embed_cache = Path(embed_cache) if embed_cache else base / "cache" / "embeddings.db"
     if search == "neo4j":
         raise ApexMemError("search='neo4j' needs a Neo4j store; use 'embedded' or 'elasticsearch'")
     index, where, closers = _search_index(
@@ -108,6 +110,7 @@ def open_neo4j(
     lm_api_key: str | None = None,
     embed_api_base: str | None = None,
     models_dir: str | Path | None = None,
+    embed_cache: str | Path | None = None,
 ) -> Memory:
     """A memory in Neo4j: a URI (``bolt://``, ``neo4j://``, ``neo4j+s://``...) with ``auth``
     (user, password), or a ``neo4j.Driver`` (left open on close: the caller owns it).
@@ -127,6 +130,7 @@ def open_neo4j(
     marks = Checkpoint(file)
     marks.open()
     parts = _Parts(base, models_dir, lm, lm_api_base, lm_api_key, embedder, embed_api_base)
+    parts.embed_cache = Path(embed_cache) if embed_cache else base / "cache" / "embeddings.db"
     location = uri + (f" (database {database})" if database else "")
     if search == "neo4j":
         native = Neo4jNativeIndex(driver, namespace=index_name, database=database, url=uri)
@@ -171,6 +175,7 @@ def open_from_settings(
         "embedder": s.embed_model,
         "embed_api_base": s.embed_api_base,
         "models_dir": s.models_dir,
+        "embed_cache": s.embed_cache,
         "home": s.apexmem_home,
         "search": search,
         "index_name": index_name or s.index_name,
@@ -218,6 +223,7 @@ class _Parts:
         self.lm, self.lm_check = resolve_lm(lm, lm_api_base, lm_api_key)
         self.embedder_spec = embedder
         self.embed_api_base = embed_api_base
+        self.embed_cache = home / "cache" / "embeddings.db"
         self._embedder: Embedder | None = None
         self.closers: list[Callable[[], None]] = []
 
@@ -228,7 +234,7 @@ class _Parts:
             embedder = make_embedder(
                 self.embedder_spec or DEFAULT_MODEL,
                 models_dir=self.models_dir,
-                cache_path=self.home / "cache" / "embeddings.db",
+                cache_path=self.embed_cache,
                 api_base=self.embed_api_base,
             )
             close = getattr(embedder, "close", None)

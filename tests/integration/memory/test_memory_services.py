@@ -43,8 +43,10 @@ def test_memory_on_neo4j_adds_searches_and_queries_in_cypher(
         assert memory.language == "cypher"
         rows = memory.query("MATCH (t:Turn) RETURN t.text AS text ORDER BY t.seq", scope="alice")
         assert [r[0] for r in rows.rows] == [m["content"] for m in MESSAGES]
-        assert memory.search("Seattle home", scope="alice", k=2).turns[0].text.startswith(
-            "Alice: Seattle"
+        assert (
+            memory.search("Seattle home", scope="alice", k=2)
+            .turns[0]
+            .text.startswith("Alice: Seattle")
         )
         memory.store.write(alice_batch())
         history = memory.history("Alice", "favourite_restaurant", scope="alice")
@@ -77,9 +79,7 @@ def test_memory_on_sqlite_with_elasticsearch_search(es_url: str, tmp_path: Path)
 
 
 @pytest.mark.llm
-def test_memory_extracts_and_answers_with_the_local_model(
-    lm_api_base: str, tmp_path: Path
-) -> None:
+def test_memory_extracts_and_answers_with_the_local_model(lm_api_base: str, tmp_path: Path) -> None:
     memory = Memory.sqlite(
         tmp_path / "m.sqlite", lm=f"openai/{LOCAL_MODEL}", lm_api_base=lm_api_base,
         lm_api_key="local", embedder="all-MiniLM-L6-v2", home=tmp_path,
@@ -113,3 +113,23 @@ def test_a_hosted_model_is_reached_by_apexmem_lm_alone(
         assert {r.body["model"] for r in chats} == {"gpt-4o-mini"}
         assert {r.authorization for r in chats} == {"Bearer sk-test-hosted"}
         assert added.turns[0].status == "done"
+
+
+@pytest.mark.llm
+def test_the_readme_quickstart_runs_with_the_local_model(
+    lm_api_base: str,
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    from apexmem_neo.settings import default_models_dir
+    from tests.readme_quickstart import quickstart
+
+    assert lm_api_base.rstrip("/") == "http://127.0.0.1:8080/v1"  # the quickstart's default
+    models = default_models_dir()
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.setenv("HOME", str(tmp_path))
+    monkeypatch.setattr("apexmem_neo.memory.build.default_models_dir", lambda: models)
+    exec(compile(quickstart(), "README.md quickstart", "exec"), {})
+    out = capsys.readouterr().out
+    assert "Italian Garden" in out.splitlines()[-1], out
