@@ -1,31 +1,140 @@
-"""Helpers shared by CLI command groups: the console, settings, and error exits."""
+"""Helpers shared by CLI command groups: the console, the options every command takes, the
+one place the settings are read and a ``Memory`` opened, and error exits."""
 
 from __future__ import annotations
 
+import json
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
-from typing import Annotated, NoReturn
+from typing import TYPE_CHECKING, Annotated, Any, Literal, NoReturn
 
 import typer
+from pydantic import ValidationError
 from rich.console import Console
+from rich.markup import escape
 
+from apexmem_neo.construction.loaders import LoaderError
+from apexmem_neo.errors import ApexMemError
 from apexmem_neo.settings import Settings
+from apexmem_neo.tools.backend import ToolError
 
-# The store options every command that opens the memory takes (ask, query, schema, mcp...).
-StoreOpt = Annotated[str, typer.Option("--store", help="sqlite (default) or neo4j.")]
+if TYPE_CHECKING:  # Memory loads DSPy and the stores: only commands that open one pay for it
+    from apexmem_neo.memory import Memory
+
+StoreName = Literal["sqlite", "neo4j"]
+StoreOpt = Annotated[
+    StoreName | None, typer.Option("--store", help="sqlite or neo4j (default APEXMEM_STORE).")
+]
 DbOpt = Annotated[
     Path | None,
-    typer.Option("--db", help="SQLite file (default APEXMEM_HOME/data/apexmem.sqlite)."),
+    typer.Option(
+        "--db",
+        help="SQLite store file (default APEXMEM_HOME/data/apexmem.sqlite); with neo4j, the "
+        "construction checkpoint file.",
+    ),
 ]
+IndexNameOpt = Annotated[
+    str | None,
+    typer.Option(
+        "--index-name",
+        help="Search index namespace (default APEXMEM_INDEX_NAME): the Neo4j label suffix or "
+        "the Elasticsearch index prefix.",
+    ),
+]
+ScopeOpt = Annotated[
+    str, typer.Option("--scope", help="Whose memory: a user or agent id (default: default).")
+]
+JsonOpt = Annotated[bool, typer.Option("--json", help="Print one JSON document instead.")]
+DEFAULT_SCOPE = "default"
 
 console = Console()
 err_console = Console(stderr=True)
 
 
 def load_settings() -> Settings:
-    return Settings()
+    """The settings from the environment (APEXMEM_*, NEO4J_*, ELASTICSEARCH_*)."""
+    with user_errors():
+        return Settings()
 
 
 def fail(message: str, code: int = 1) -> NoReturn:
-    """Print a one-line error in red and exit non-zero."""
-    err_console.print(f"[bold red]error:[/] {message}", highlight=False, soft_wrap=True)
+    """Print a one-line error in red and exit non-zero; the message is printed as it is
+    (rich markup such as ``[bold]`` in it is escaped, not interpreted)."""
+    err_console.print(f"[bold red]error:[/] {escape(message)}", highlight=False, soft_wrap=True)
     raise typer.Exit(code)
+
+
+def warn(message: str) -> None:
+    line = f"[bold yellow]warning:[/] {escape(message)}"
+    err_console.print(line, highlight=False, soft_wrap=True)
+
+
+def one_line(exc: BaseException) -> str:
+    """The message of an error the user can act on, on one line."""
+    if isinstance(exc, ValidationError):
+        first = exc.errors()[0]
+        where = ".".join(str(p) for p in first["loc"])
+        text = f"{exc.title}: {where + ': ' if where else ''}{first['msg']}"
+    else:
+        text = str(exc) or type(exc).__name__
+        if isinstance(exc, ToolError) and exc.suggestion:
+            text += f" Instead, try: {exc.suggestion}"
+    return " ".join(text.split())
+
+
+@contextmanager
+def user_errors() -> Iterator[None]:
+    """Errors from bad input, settings or a service become one ``error:`` line and exit 1."""
+    try:
+        yield
+    except (ApexMemError, LoaderError, ValidationError) as exc:
+        fail(one_line(exc))
+
+
+@contextmanager
+def using_memory(
+    store: StoreName | None,
+    db: Path | None,
+    index_name: str | None,
+    *,
+    create: bool,
+) -> Iterator[Memory]:
+    """The memory the settings describe, with the command's flags over them; closed on exit.
+    ``create`` False (read commands) makes a missing SQLite file an error, not a new memory."""
+    settings = load_settings()
+    with user_errors():
+        from apexmem_neo.memory import Memory
+
+        memory = Memory.from_settings(
+            settings, store=store, db=db, index_name=index_name, create=create
+        )
+        with memory:
+            yield memory
+
+
+def print_json(data: Any) -> None:
+    """One JSON document on stdout (plain text: no colour, no wrapping)."""
+    typer.echo(json.dumps(data, indent=2, ensure_ascii=False, default=str))
+
+
+def store_flags(store: str | None, db: Path | None, index_name: str | None) -> str:
+    """The flags that name this memory again, for a command line in a hint."""
+    parts = [f" --store {store}"] if store else []
+    parts += [f" --db {db}"] if db is not None else []
+    parts += [f" --index-name {index_name}"] if index_name else []
+    return "".join(parts)
+
+
+def warn_if_unindexed(
+    memory: Memory, store: str | None, db: Path | None, index_name: str | None
+) -> bool:
+    """Warn (on stderr) when the memory's search index holds nothing; True if it does hold."""
+    documents = memory.stats().search_documents
+    if documents:
+        return True
+    warn(
+        f"no search index for this memory ({memory.search_location or 'none'}): Search finds "
+        f"nothing. Build it with `apexmem index{store_flags(store, db, index_name)}`."
+    )
+    return False

@@ -11,21 +11,24 @@ embedding cache.
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Annotated, Final
+from typing import Annotated, Final, Literal
 
 import typer
 from pydantic import BaseModel
+from rich.markup import escape
 
-from apexmem_neo.agent import AgentConfig
 from apexmem_neo.agent.models import AgentResult, Mode
-from apexmem_neo.cli.ask import open_agent, print_result, print_trace
-from apexmem_neo.cli.common import console, fail, load_settings
-from apexmem_neo.cli.ingest import run_ingest
-from apexmem_neo.cli.search_index import build_index
+from apexmem_neo.cli.ask import print_result, print_trace
+from apexmem_neo.cli.common import console, fail, load_settings, user_errors
+from apexmem_neo.cli.ingest import IngestOptions, run_ingest
+from apexmem_neo.cli.progress import index_feed, progress_bar
 from apexmem_neo.construction.loaders import load_turns
-from apexmem_neo.construction.pipeline import PipelineConfig
+from apexmem_neo.memory import Memory
 from apexmem_neo.samples import ALICE, sample_path
 from apexmem_neo.settings import Settings
+
+DEMO_SCOPE: Final = "alice-demo"
+"""The sample's conversation id: the scope its turns are stored and asked in."""
 
 
 class DemoQuestion(BaseModel):
@@ -52,7 +55,20 @@ def demo_db(settings: Settings) -> Path:
 def _show_conversation() -> None:
     console.rule("[bold]The conversation (apexmem_neo/samples/alice.jsonl)")
     for turn in load_turns(sample_path(ALICE), "jsonl"):
-        console.print(f"[dim]{turn.anchor}[/] {turn.speaker}: {turn.text}", highlight=False)
+        line = f"[dim]{turn.anchor}[/] {escape(turn.speaker)}: {escape(turn.text)}"
+        console.print(line, highlight=False)
+
+
+def _build(memory: Memory, settings: Settings) -> None:
+    """Ingest the sample (skipping turns already done) and index the graph for Search."""
+    console.rule("[bold]Ingest (one LLM extraction per turn; resumable)")
+    path = sample_path(ALICE)
+    total = len(load_turns(path, "jsonl"))
+    run_ingest(memory, path, settings.apexmem_home / "runs", total, IngestOptions(fmt="jsonl"))
+    with progress_bar() as bar:
+        count = memory.index(progress=index_feed(bar))
+    where = memory.search_location
+    console.print(f"search index: {count} documents in {where}", markup=False, soft_wrap=True)
 
 
 def run_demo(
@@ -63,26 +79,23 @@ def run_demo(
 ) -> list[AgentResult]:
     """Ingest the sample, index it, answer the three questions; returns the results."""
     path = db or demo_db(settings)
-    path.parent.mkdir(parents=True, exist_ok=True)
     _show_conversation()
-    console.rule("[bold]Ingest (one LLM extraction per turn; resumable)")
-    turns = load_turns(sample_path(ALICE), "jsonl")
-    run_ingest(turns, f"apexmem_neo/samples/{ALICE}", "sqlite", path, settings, PipelineConfig())
-    count = build_index("sqlite", path, settings)
-    console.print(f"search index: {count} documents beside {path}")
-    config = AgentConfig() if mode is None else AgentConfig(mode=mode)
     results: list[AgentResult] = []
-    with open_agent("sqlite", path, settings, config) as agent:
+    with Memory.from_settings(settings, store="sqlite", db=path) as memory:
+        _build(memory, settings)
         for q in QUESTIONS:
             console.rule(f"[bold]{q.kind}[/]: {q.question} (asked on {q.date})")
-            result = agent.ask(q.question, q.date)
+            result = memory.ask(q.question, scope=DEMO_SCOPE, at=q.date, mode=mode)
             print_result(result)
             if show_trace:
                 print_trace(result)
             results.append(result)
     console.print(
-        f"\nmemory in {path}; try: apexmem history Alice favourite_restaurant --db {path}",
+        f"\nmemory in {path}; try: apexmem history Alice favourite_restaurant "
+        f"--db {path} --scope {DEMO_SCOPE}",
         highlight=False,
+        markup=False,
+        soft_wrap=True,
     )
     return results
 
@@ -92,15 +105,15 @@ def demo(
         Path | None, typer.Option("--db", help="SQLite file (default APEXMEM_HOME/demo/).")
     ] = None,
     mode: Annotated[
-        str, typer.Option("--mode", help="Agent mode: fast | react | auto (default: auto).")
-    ] = "",
+        Literal["fast", "react", "auto"] | None,
+        typer.Option("--mode", help="Agent mode: fast, react or auto (default: auto)."),
+    ] = None,
     trace: Annotated[bool, typer.Option("--trace/--no-trace", help="Print tool traces.")] = True,
 ) -> None:
     """Ingest a short sample conversation and answer three temporal questions about it."""
-    if mode not in ("", "fast", "react", "auto"):
-        fail(f"--mode must be fast, react or auto, not {mode!r}")
-    chosen: Mode | None = mode or None  # type: ignore[assignment]
-    results = run_demo(load_settings(), db, chosen, trace)
+    settings = load_settings()
+    with user_errors():
+        results = run_demo(settings, db, mode, trace)
     failed = [r for r in results if r.error]
     if failed:
         fail(f"{len(failed)} question(s) failed; see the errors above")

@@ -1,131 +1,170 @@
-"""`apexmem query | schema | entity | history`: read the memory graph without an LLM.
+"""`apexmem query | schema | entity | history | stats`: read the memory without an LLM.
 
-The SQLite store defaults to the file `apexmem ingest` writes (APEXMEM_HOME/data/
-apexmem.sqlite); `--store neo4j` reads the server at NEO4J_URI.
+Each command opens the memory for reading (``create=False``): a SQLite file that does not
+exist is an error, never a new empty memory.
 """
 
 from __future__ import annotations
 
-from collections.abc import Iterator
-from contextlib import contextmanager
-from pathlib import Path
-from typing import Annotated, Any
+from dataclasses import asdict
+from typing import Annotated, Literal
 
 import typer
+from rich.markup import escape
+from rich.table import Table
 
-from apexmem_neo.cli.common import DbOpt, StoreOpt, fail, load_settings
-from apexmem_neo.ontology import Entity
-from apexmem_neo.settings import Settings
-from apexmem_neo.store.protocol import GraphStore
+from apexmem_neo.cli.common import (
+    DEFAULT_SCOPE,
+    DbOpt,
+    IndexNameOpt,
+    JsonOpt,
+    ScopeOpt,
+    StoreOpt,
+    console,
+    fail,
+    print_json,
+    using_memory,
+)
+from apexmem_neo.memory import EntityHistory, MemoryStats
 from apexmem_neo.tools import markdown
-from apexmem_neo.tools.backend import QueryBackend
-from apexmem_neo.tools.entity_lookup import lookup_entities
-from apexmem_neo.tools.graph_query import run_graph_query
-from apexmem_neo.tools.schema_viewer import view_schema
+from apexmem_neo.tools.backend import QueryLimits, QueryResult
+
+CELL_CHARS = QueryLimits().max_cell_chars
+LangOpt = Annotated[
+    Literal["sql", "cypher"] | None,
+    typer.Option("--lang", help="Query language (default: the store's own, sql or cypher)."),
+]
 
 
-def sqlite_path(db: Path | None, settings: Settings) -> Path:
-    """The SQLite store file: ``--db`` or the default `apexmem ingest` uses."""
-    return db or settings.data_dir / "apexmem.sqlite"
-
-
-@contextmanager
-def open_memory(
-    store: str, db: Path | None, settings: Settings | None = None
-) -> Iterator[tuple[GraphStore, QueryBackend]]:
-    """The chosen store (schema ready) and its read-only query backend; closed on exit."""
-    settings = settings or load_settings()
-    driver: Any = None
-    if store == "sqlite":
-        from apexmem_neo.store.sqlite import SQLiteGraphStore
-        from apexmem_neo.tools import SQLiteQueryBackend
-
-        path = sqlite_path(db, settings)
-        path.parent.mkdir(parents=True, exist_ok=True)
-        graph: Any = SQLiteGraphStore(path)
-        graph.init_schema()
-        backend: QueryBackend = SQLiteQueryBackend(path)
-    elif store == "neo4j":
-        from neo4j import GraphDatabase
-
-        from apexmem_neo.store.neo4j import Neo4jGraphStore
-        from apexmem_neo.tools import Neo4jQueryBackend
-
-        driver = GraphDatabase.driver(settings.neo4j_uri, auth=None)
-        graph = Neo4jGraphStore(driver)
-        graph.init_schema()
-        backend = Neo4jQueryBackend(driver)
-    else:
-        fail(f"--store must be sqlite or neo4j, not {store!r}")
-    try:
-        yield graph, backend
-    finally:
-        graph.close()
-        if driver is not None:
-            driver.close()
+def query_json(result: QueryResult) -> dict[str, object]:
+    return {
+        "columns": list(result.columns),
+        "rows": [list(row) for row in result.rows],
+        "truncated": result.truncated,
+        "translated": result.translated,
+    }
 
 
 def query(
-    text: Annotated[str, typer.Argument(help="One read-only Cypher (or, with --sql, SQL) query.")],
-    sql: Annotated[bool, typer.Option("--sql", help="The query is SQL over the tables.")] = False,
-    store: StoreOpt = "sqlite",
+    text: Annotated[str, typer.Argument(help="One read-only query (SELECT or MATCH ... RETURN).")],
+    lang: LangOpt = None,
+    sql: Annotated[bool, typer.Option("--sql", help="Shorthand for --lang sql.")] = False,
+    limit: Annotated[int, typer.Option("--limit", min=1, help="At most this many rows.")] = 200,
+    scope: ScopeOpt = DEFAULT_SCOPE,
+    store: StoreOpt = None,
     db: DbOpt = None,
+    index_name: IndexNameOpt = None,
+    as_json: JsonOpt = False,
 ) -> None:
-    """Run one read-only query (GraphQuery) and print the rows as markdown."""
-    with open_memory(store, db) as (_, backend):
-        out = run_graph_query(backend, text, "sql" if sql else "cypher")
-    typer.echo(out)
-    if out.startswith("## Error:"):
-        raise typer.Exit(1)
+    """Run one read-only query (SQL on SQLite, Cypher on Neo4j, unless --lang says otherwise)."""
+    if sql and lang == "cypher":
+        fail("--sql and --lang cypher contradict each other")
+    language: Literal["sql", "cypher"] | None = "sql" if sql else lang
+    with using_memory(store, db, index_name, create=False) as memory:
+        result = memory.query(text, language, scope=scope, limit=limit)
+    if as_json:
+        print_json(query_json(result))
+    else:
+        typer.echo(markdown.result(result, CELL_CHARS, limit))
 
 
 def schema(
     examples: Annotated[bool, typer.Option(help="Also show the temporal query examples.")] = False,
     guide: Annotated[bool, typer.Option(help="Also explain which tool to use when.")] = False,
-    store: StoreOpt = "sqlite",
+    store: StoreOpt = None,
     db: DbOpt = None,
+    index_name: IndexNameOpt = None,
+    as_json: JsonOpt = False,
 ) -> None:
-    """Show the memory's schema (SchemaViewer)."""
-    with open_memory(store, db) as (_, backend):
-        typer.echo(view_schema(backend, examples, guide))
+    """Show the memory's schema (SchemaViewer): tables or labels, relationships, counts."""
+    with using_memory(store, db, index_name, create=False) as memory:
+        if as_json:
+            print_json(asdict(memory.backend.schema()))
+            return
+        text = memory.schema(examples, guide)
+    if text.startswith("## Error:"):
+        fail(" ".join(text.removeprefix("## Error:").split()))
+    typer.echo(text)
 
 
 def entity(
-    name: Annotated[str, typer.Argument(help="An entity name (or words naming it).")],
-    k: Annotated[int, typer.Option(help="At most this many entities.")] = 3,
-    store: StoreOpt = "sqlite",
+    name: Annotated[str, typer.Argument(help="An entity name or id (or words naming it).")],
+    k: Annotated[int, typer.Option(min=1, max=10, help="At most this many entities.")] = 3,
+    scope: ScopeOpt = DEFAULT_SCOPE,
+    store: StoreOpt = None,
     db: DbOpt = None,
+    index_name: IndexNameOpt = None,
+    as_json: JsonOpt = False,
 ) -> None:
-    """Show entities with their latest values, anchors and facts (EntityLookup)."""
-    with open_memory(store, db) as (graph, _):
-        typer.echo(lookup_entities(graph, name, k))
+    """Show entities with their latest values, anchors and facts (EntityLookup).
 
-
-def _resolve(graph: GraphStore, name: str) -> Entity:
-    found = graph.get_entity(name)
-    if found is not None:
-        return found
-    matches = graph.find_entities(name)
-    if not matches:
-        fail(f"no entity named {name!r} (try `apexmem entity {name!r}`)")
-    return matches[0]
+    With --json, the best match itself (id, name, type, aliases).
+    """
+    with using_memory(store, db, index_name, create=False) as memory:
+        found = memory.entity(name, scope=scope)  # none at all: one error line
+        if as_json:
+            print_json(found.model_dump(mode="json"))
+            return
+        text = memory.lookup(name, k, scope=scope)
+    typer.echo(text)
 
 
 def history(
     entity_name: Annotated[str, typer.Argument(metavar="ENTITY", help="Entity name or id.")],
     prop: Annotated[str, typer.Argument(metavar="PROPERTY", help="Property, e.g. city.")],
-    store: StoreOpt = "sqlite",
+    scope: ScopeOpt = DEFAULT_SCOPE,
+    store: StoreOpt = None,
     db: DbOpt = None,
+    index_name: IndexNameOpt = None,
+    as_json: JsonOpt = False,
 ) -> None:
     """Show every fact of (ENTITY, PROPERTY) in time order, and when the value changed."""
-    with open_memory(store, db) as (graph, _):
-        ent = _resolve(graph, entity_name)
-        facts = graph.history(ent.entity_id, prop)
-        changes = graph.changes(ent.entity_id, prop)
-    typer.echo(f"# {ent.name} ({ent.entity_type.value}) `{ent.entity_id}`: {prop}\n")
-    rows = [(f.value, f.t_from, f.t_to, f.recorded_at, f.fact_id) for f in facts]
+    with using_memory(store, db, index_name, create=False) as memory:
+        found = memory.history(entity_name, prop, scope=scope)
+    if as_json:
+        print_json(found.model_dump(mode="json"))
+    else:
+        typer.echo(history_markdown(found))
+
+
+def history_markdown(found: EntityHistory) -> str:
+    ent = found.entity
+    lines = [f"# {ent.name} ({ent.entity_type.value}) `{ent.entity_id}`: {found.property}", ""]
+    rows = [(f.value, f.t_from, f.t_to, f.recorded_at, f.fact_id) for f in found.facts]
     head = ("value", "t_from", "t_to", "recorded_at", "fact_id")
-    typer.echo(markdown.table(head, rows, 120) if rows else "_(no facts)_")
-    typer.echo("\n## Changes\n")
-    moves = [(c.changed_at, c.old_value, c.new_value) for c in changes]
-    typer.echo(markdown.table(("changed_at", "old", "new"), moves, 120) if moves else "_(none)_")
+    lines.append(markdown.table(head, rows, 120) if rows else "_(no facts)_")
+    lines += ["", "## Changes", ""]
+    moves = [(c.changed_at, c.old_value, c.new_value) for c in found.changes]
+    lines.append(markdown.table(("changed_at", "old", "new"), moves, 120) if moves else "_(none)_")
+    return "\n".join(lines)
+
+
+def stats(
+    store: StoreOpt = None,
+    db: DbOpt = None,
+    index_name: IndexNameOpt = None,
+    as_json: JsonOpt = False,
+) -> None:
+    """Show what the memory holds and what it runs on (store, search index, embedder, LM)."""
+    with using_memory(store, db, index_name, create=False) as memory:
+        found = memory.stats()
+    if as_json:
+        print_json(found.model_dump(mode="json"))
+    else:
+        console.print(stats_table(found))
+
+
+def stats_table(found: MemoryStats) -> Table:
+    documents = found.search_documents
+    rows = [("store", f"{found.store} ({found.location})")]
+    rows += [(f"  {name}", str(n)) for name, n in found.counts.model_dump().items()]
+    rows += [
+        ("search", found.search or "(none)"),
+        ("  documents", "-" if documents is None else str(documents)),
+        ("embedder", found.embedder or "(none)"),
+        ("lm", found.lm or "(none)"),
+    ]
+    table = Table("", "", show_header=False, box=None)
+    for name, value in rows:
+        table.add_row(name, escape(value))
+    return table

@@ -189,16 +189,20 @@ class Memory:
         config: PipelineConfig | None = None,
         on_turn: TurnCallback | None = None,
         on_index: Progress | None = None,
+        index: bool = True,
     ) -> AddResult:
         """Ingest a LOCOMO JSON or JSONL turn file (resumable: turns already done are skipped).
 
         Without ``scope`` each conversation of the file is its own scope (LOCOMO's sample_id,
-        the JSONL ``conversation``); with one, the file must hold one conversation.
+        the JSONL ``conversation``); with one, the file must hold one conversation. With
+        ``index`` False the search index is left as it was (a bulk load indexes once, after).
         """
         turns = load_turns(path, fmt, conversations, sessions)[:limit]
         if scope is not None:
             turns = _in_scope(turns, check_scope(scope), path)
-        return self._store_turns(turns, scope, extract, str(path), config, on_turn, on_index)
+        return self._store_turns(
+            turns, scope, extract, str(path), config, on_turn, on_index, follow=index
+        )
 
     def ingest_turns(
         self,
@@ -223,6 +227,7 @@ class Memory:
         config: PipelineConfig | None = None,
         on_turn: TurnCallback | None = None,
         on_index: Progress | None = None,
+        follow: bool = True,
     ) -> AddResult:
         t0 = time.perf_counter()
         with self._write_lock:
@@ -230,7 +235,7 @@ class Memory:
                 result, batches = self._extract(turns, scope, source, config, on_turn)
             else:
                 result, batches = self._store_plain(turns, scope)
-            result.indexed = self._follow(batches, on_index)
+            result.indexed = self._follow(batches, on_index) if follow else 0
         result.seconds = round(time.perf_counter() - t0, 3)
         return result
 
@@ -434,6 +439,22 @@ class Memory:
     def language(self) -> Language:
         """The store's own query language."""
         return self.backend.native_language
+
+    def schema(self, examples: bool = False, guide: bool = False) -> str:
+        """SchemaViewer as markdown: tables or labels, relationships, indexes and counts, with
+        the temporal query examples and the which-tool guide if asked."""
+        from apexmem_neo.tools.schema_viewer import view_schema
+
+        return view_schema(self.backend, examples, guide)
+
+    def lookup(self, name: str, k: int = 3, *, scope: str) -> str:
+        """EntityLookup as markdown: up to ``k`` entities matching ``name`` with their latest
+        values, anchors and facts (by name; by search only when no name matches)."""
+        check_scope(scope)
+        from apexmem_neo.tools.entity_lookup import find_candidates, lookup_entities
+
+        named = find_candidates(self.store, name, 1)
+        return lookup_entities(self.store, name, k, None if named else self._searcher())
 
     def tools(self, *, scope: str, names: Iterable[str] | None = None) -> dict[str, Tool]:
         """The agent's tools over this memory (SchemaViewer, EntityLookup, GraphQuery, Search,

@@ -65,6 +65,8 @@ def graph(neo4j_uri: str, neo4j_driver: Driver) -> Iterator[str]:
 def env(graph: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
     monkeypatch.setenv("NEO4J_URI", graph)
     monkeypatch.setenv("APEXMEM_HOME", str(tmp_path))
+    for name in ("APEXMEM_SEARCH", "APEXMEM_INDEX_NAME", "APEXMEM_EMBED_MODEL"):
+        monkeypatch.delenv(name, raising=False)  # the namespace was indexed with the default
     return tmp_path
 
 
@@ -77,14 +79,18 @@ def test_query_cypher_and_sql_through_the_shim(env: Path) -> None:
         f"MATCH (f:Fact) WHERE f.entity_id = '{PREFIX}{ALICE}' "
         "RETURN f.value_json AS value ORDER BY f.t_from"
     )
-    res = runner.invoke(app, neo4j("query", cypher))
+    res = runner.invoke(app, neo4j("query", cypher))  # Cypher: the store's own language
     assert res.exit_code == 0, res.output
     assert res.output.index("Italian Garden") < res.output.index("Sakura Sushi")
     sql = f"SELECT COUNT(*) AS n FROM facts WHERE entity_id = '{PREFIX}{ALICE}'"
     shim = runner.invoke(app, neo4j("query", "--sql", sql))
     assert shim.exit_code == 0 and "| 2 |" in shim.output, shim.output
+    as_json = runner.invoke(app, neo4j("query", "--lang", "sql", sql, "--json"))
+    found = json.loads(as_json.stdout)
+    assert found["rows"] == [[2]] and "MATCH" in found["translated"], as_json.output
     refused = runner.invoke(app, neo4j("query", "MATCH (n) DETACH DELETE n"))
-    assert refused.exit_code == 1 and "## Error:" in refused.output
+    assert refused.exit_code == 1 and refused.stderr.startswith("error:"), refused.output
+    assert len(refused.stderr.strip().splitlines()) == 1 and "Traceback" not in refused.output
 
 
 def test_schema_on_neo4j(env: Path) -> None:
@@ -101,6 +107,20 @@ def test_entity_and_history_on_neo4j(env: Path) -> None:
     assert hist.exit_code == 0, hist.output
     changes = hist.output.split("## Changes")[1]
     assert "2024-03-20T00:00:00 | Italian Garden | Sakura Sushi" in changes
+    as_json = runner.invoke(app, neo4j("history", NAME, "favourite_restaurant", "--json"))
+    assert [f["value"] for f in json.loads(as_json.stdout)["facts"]] == [
+        "Italian Garden", "Sakura Sushi",
+    ]  # fmt: skip
+
+
+def test_search_and_stats_on_neo4j(env: Path) -> None:
+    res = runner.invoke(app, neo4j("search", "Sakura Sushi", "--index-name", NAMESPACE,
+                                   "--kind", "turn", "--json"))  # fmt: skip
+    assert res.exit_code == 0, res.output
+    assert json.loads(res.stdout)["turns"][0]["graph_id"] == PREFIX + TURN_2
+    stats = runner.invoke(app, neo4j("stats", "--index-name", NAMESPACE, "--json"))
+    found = json.loads(stats.stdout)
+    assert found["store"] == "Neo4j" and found["search_documents"] >= 6, stats.output
 
 
 @pytest.mark.llm

@@ -11,9 +11,7 @@ from pathlib import Path
 import pytest
 
 from apexmem_neo.cli.demo import QUESTIONS, demo_db, run_demo
-from apexmem_neo.cli.ingest import run_ingest
-from apexmem_neo.construction.loaders import load_turns
-from apexmem_neo.construction.pipeline import PipelineConfig
+from apexmem_neo.memory import Memory
 from apexmem_neo.samples import sample_path
 from apexmem_neo.settings import Settings
 
@@ -36,6 +34,9 @@ def test_demo_answers_the_current_favourite(
     assert all(r.trace and r.llm_calls >= 1 for r in results)
     assert demo_db(settings).is_file()
     assert demo_db(settings).with_suffix(".search.sqlite").is_file()
-    turns = load_turns(sample_path(), "jsonl")
-    again = run_ingest(turns, "again", "sqlite", demo_db(settings), settings, PipelineConfig())
-    assert again.llm_calls == 0 and again.turns_skipped == len(turns)
+    assert list((tmp_path / "runs").glob("*.json"))  # the run's statistics were saved
+    with Memory.from_settings(settings, store="sqlite", db=demo_db(settings)) as memory:
+        again = memory.ingest_file(sample_path(), fmt="jsonl")
+    assert again.llm_calls == 0 and again.run is not None
+    assert again.run.turns_skipped == len(again.turns) == 6
+    assert {t.status for t in again.turns} == {"skipped"}

@@ -16,6 +16,9 @@ runner = CliRunner()
 @pytest.fixture
 def home(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
     monkeypatch.setenv("APEXMEM_HOME", str(tmp_path))
+    monkeypatch.setenv("APEXMEM_EMBED_MODEL", "all-MiniLM-L6-v2")  # packaged, loads offline
+    for name in ("APEXMEM_STORE", "APEXMEM_DB", "APEXMEM_SEARCH"):
+        monkeypatch.delenv(name, raising=False)
     path = tmp_path / "data" / "apexmem.sqlite"  # the file `apexmem ingest` writes
     path.parent.mkdir(parents=True)
     alice_store(path).close()
@@ -37,14 +40,17 @@ def test_history_shows_facts_and_changes(home: Path) -> None:
 
 def test_history_unknown_entity_fails(home: Path) -> None:
     res = runner.invoke(app, ["history", "Zorro", "city"])
-    assert res.exit_code == 1
+    assert res.exit_code == 1 and "no entity named 'Zorro'" in res.stderr
 
 
 def test_query_sql_and_refused_cypher(home: Path) -> None:
     ok = runner.invoke(app, ["query", "--sql", "SELECT COUNT(*) AS n FROM facts"])
     assert ok.exit_code == 0 and "| 2 |" in ok.output
-    refused = runner.invoke(app, ["query", "MATCH (e:Entity) RETURN e"])
-    assert refused.exit_code == 1 and "## Error:" in refused.output
+    native = runner.invoke(app, ["query", "SELECT COUNT(*) AS n FROM facts"])  # SQL on SQLite
+    assert native.exit_code == 0 and "| 2 |" in native.output
+    refused = runner.invoke(app, ["query", "MATCH (e:Entity) RETURN e", "--lang", "cypher"])
+    assert refused.exit_code == 1 and refused.stderr.startswith("error:")
+    assert len(refused.stderr.strip().splitlines()) == 1 and "Traceback" not in refused.output
 
 
 def test_schema_with_db_option(home: Path) -> None:
@@ -55,4 +61,11 @@ def test_schema_with_db_option(home: Path) -> None:
 
 def test_ask_rejects_bad_mode(home: Path) -> None:
     res = runner.invoke(app, ["ask", "x?", "--mode", "slow"])
-    assert res.exit_code == 1
+    assert res.exit_code == 2 and "--mode" in res.output  # a usage error, before any LLM call
+
+
+def test_ask_rejects_unknown_tools_and_dates(home: Path) -> None:
+    tools = runner.invoke(app, ["ask", "x?", "--tools", "Search,Oracle"])
+    assert tools.exit_code == 1 and "unknown tool(s) Oracle" in tools.stderr
+    date = runner.invoke(app, ["ask", "x?", "--date", "someday"])
+    assert date.exit_code == 1 and "--date 'someday'" in date.stderr

@@ -9,8 +9,8 @@ from typer.testing import CliRunner
 
 from apexmem_neo.agent.memory_index import graph_documents, index_graph, table_rows
 from apexmem_neo.cli.app import app
-from apexmem_neo.cli.search_index import index_path, open_search, warn_missing
 from apexmem_neo.construction.loaders import load_turns
+from apexmem_neo.memory import Memory
 from apexmem_neo.search import HybridSearch, documents_from_batch
 from apexmem_neo.search.backends.embedded import EmbeddedIndex
 from apexmem_neo.search.documents import DocKind
@@ -85,7 +85,9 @@ def test_an_index_of_old_property_ids_is_rebuilt_not_doubled(
 @pytest.fixture
 def home(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
     monkeypatch.setenv("APEXMEM_HOME", str(tmp_path))
-    monkeypatch.delenv("APEXMEM_EMBED_CACHE", raising=False)
+    monkeypatch.setenv("APEXMEM_EMBED_MODEL", "all-MiniLM-L6-v2")  # packaged, loads offline
+    for name in ("APEXMEM_EMBED_CACHE", "APEXMEM_STORE", "APEXMEM_DB", "APEXMEM_SEARCH"):
+        monkeypatch.delenv(name, raising=False)
     path = tmp_path / "data" / "apexmem.sqlite"
     path.parent.mkdir(parents=True)
     s = SQLiteGraphStore(path)
@@ -99,16 +101,12 @@ def test_embedding_cache_lives_under_apexmem_home(home: Path) -> None:
     assert Settings().embed_cache == home / "cache" / "embeddings.db"
 
 
-def test_missing_index_is_reported_with_the_command_to_build_it(
-    home: Path, capsys: pytest.CaptureFixture[str]
-) -> None:
-    settings = Settings()
-    with open_search("sqlite", None, settings) as searcher:
-        assert searcher is None
-    assert not index_path(None, settings).exists()  # looking does not create it
-    warn_missing("sqlite", None, settings, "apexmem")
-    err = " ".join(capsys.readouterr().err.split())
-    assert "no search index" in err and "apexmem index" in err and "Search tool is off" in err
+def test_missing_index_is_reported_with_the_command_to_build_it(home: Path) -> None:
+    res = runner.invoke(app, ["search", "Sakura Sushi"])
+    assert res.exit_code == 0, res.output
+    err = " ".join(res.stderr.split())
+    assert "no search index" in err and "Build it with `apexmem index`" in err
+    assert not (home / "data" / "apexmem.search.sqlite").exists()  # looking does not create it
 
 
 @pytest.mark.timeout(300)
@@ -139,9 +137,8 @@ def test_index_command_builds_the_index_beside_the_store(
     skipped = runner.invoke(app, ["index", "--rebuild", "--no-optimize"])
     assert skipped.exit_code == 0 and optimized == [6, 6]
     assert (home / "cache" / "embeddings.db").is_file()
-    with open_search("sqlite", None, Settings()) as searcher:
-        assert searcher is not None
-        found = searcher.search("Sakura Sushi", k=2)
+    with Memory.from_settings(Settings(), create=False) as memory:
+        found = memory.search("Sakura Sushi", scope="default", k=2)
         assert TURN_2 in [h.graph_id for h in found.turns]
         assert [h.graph_id for h in found.entities] == ["alice_ent"]
 

@@ -1,0 +1,61 @@
+"""`apexmem search QUERY`: hybrid (dense + BM25) search over the memory, without an LLM."""
+
+from __future__ import annotations
+
+from typing import Annotated
+
+import typer
+
+from apexmem_neo.cli.common import (
+    DEFAULT_SCOPE,
+    DbOpt,
+    IndexNameOpt,
+    JsonOpt,
+    ScopeOpt,
+    StoreOpt,
+    print_json,
+    using_memory,
+    warn_if_unindexed,
+)
+from apexmem_neo.search import DocKind, SearchResults
+from apexmem_neo.tools import markdown
+
+CELL_CHARS = 120
+
+
+def search(
+    text: Annotated[str, typer.Argument(metavar="QUERY", help="What to look for, in words.")],
+    k: Annotated[int, typer.Option("--k", min=1, help="At most this many hits per kind.")] = 10,
+    kind: Annotated[
+        list[DocKind] | None,
+        typer.Option("--kind", help="Only this kind of document (repeatable; default: all)."),
+    ] = None,
+    scope: ScopeOpt = DEFAULT_SCOPE,
+    store: StoreOpt = None,
+    db: DbOpt = None,
+    index_name: IndexNameOpt = None,
+    as_json: JsonOpt = False,
+) -> None:
+    """Search the memory's entities, properties, events and turns (best first per kind)."""
+    with using_memory(store, db, index_name, create=False) as memory:
+        if warn_if_unindexed(memory, store, db, index_name):
+            found = memory.search(text, scope=scope, k=k, kinds=kind)
+        else:  # nothing to rank: skip loading the embedding model
+            found = SearchResults(query=text)
+    if as_json:
+        print_json(found.model_dump(mode="json"))
+    else:
+        typer.echo(results_markdown(found, kind))
+
+
+def results_markdown(found: SearchResults, kinds: list[DocKind] | None) -> str:
+    """One section per kind asked for: score, graph id, speaker and time, text."""
+    parts = []
+    for group in dict.fromkeys(kinds or list(DocKind)):
+        hits = found.group(group)
+        rows = [(f"{h.score:.3f}", h.graph_id, h.speaker or "", h.time or "", h.text)
+                for h in hits]  # fmt: skip
+        head = ("score", "id", "speaker", "time", "text")
+        body = markdown.table(head, rows, CELL_CHARS) if rows else "_(none)_"
+        parts.append(f"## {group.value} ({len(hits)})\n\n{body}")
+    return "\n\n".join(parts)
