@@ -1,218 +1,481 @@
-"""The memory as an MCP server: SchemaViewer, EntityLookup, GraphQuery, Search and Ingest.
+"""The memory as an MCP server: ``build_server(memory, scope)`` returns an SDK ``MCPServer``.
 
-Built on the official ``mcp`` SDK (``MCPServer``), served over stdio (default) or streamable
-HTTP: ``apexmem mcp [--http --port N]``. The read tools are the agent's own (markdown out,
-never raising). Ingest takes a list of turns: with ``extract`` (default) they go through the
-construction pipeline and the configured LM; without it they are stored as plain turns
-(searchable and queryable, no facts). Tools run on the server's event-loop thread, the
-thread that opened the store (SQLite connections are bound to their thread).
+Tools: the agent's read tools (SchemaViewer, EntityLookup, GraphQuery, Search, Timeline), Ask,
+and Ingest with IngestStatus. Each takes an optional ``scope`` (default: the server's). Tools
+are sync functions, which the SDK runs on worker threads (``anyio.to_thread``), so a slow query
+or answer never blocks another client. Ingest queues a job for one background thread
+(``IngestJobs``) and returns its id at once. A failure, including a read tool's "## Error:"
+answer, comes back as an ``isError`` result. Building the server loads no model: the embedder
+loads on the first search, the LM on the first Ask or extraction.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterator
-from contextlib import contextmanager
-from pathlib import Path
-from typing import TYPE_CHECKING, Annotated, Any
+import functools
+import logging
+import queue
+import threading
+import uuid
+from collections import Counter
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Annotated, Any, Literal, ParamSpec
 
-import typer
+from mcp.server.mcpserver import MCPServer
+from mcp.server.mcpserver.exceptions import ToolError
+from mcp.types import ToolAnnotations
 from pydantic import BaseModel, Field
 
+from apexmem_neo.agent.models import ALL_TOOL_NAMES, AgentResult, Mode, TraceStep
 from apexmem_neo.agent.toolset import build_tools
-from apexmem_neo.cli.common import DbOpt, StoreOpt
-from apexmem_neo.construction.loaders import TurnInput
-from apexmem_neo.ontology import GraphBatch
-from apexmem_neo.store.protocol import GraphStore
-from apexmem_neo.tools.backend import QueryBackend
-from apexmem_neo.tools.entity_lookup import Searcher
+from apexmem_neo.errors import ApexMemError
+from apexmem_neo.memory.messages import DEFAULT_SESSION, check_scope, to_turns
+from apexmem_neo.memory.results import AddResult
+from apexmem_neo.search import SearchResults
+from apexmem_neo.tools.backend import Language
 
-if TYPE_CHECKING:  # the SDK loads only when a server is built, not with every CLI command
-    from mcp.server.mcpserver import MCPServer
+if TYPE_CHECKING:
+    from apexmem_neo.memory.core import Memory
+
+logger = logging.getLogger(__name__)
+P = ParamSpec("P")
 
 INSTRUCTIONS = (
     "Long-term temporal memory (APEX-MEM). Facts are never overwritten: each has a validity "
-    "interval [t_from, t_to]. Start with SchemaViewer(include_guide=true) or EntityLookup."
+    "interval [t_from, t_to]. Start with SchemaViewer(include_guide=true) or EntityLookup; Ask "
+    "answers a question with the memory's own agent. Ingest is asynchronous: it returns a job "
+    "id to poll with IngestStatus. Every tool takes an optional scope (whose memory)."
 )
+NO_LM = (
+    "no language model is configured for this server (started with --no-llm?): {what}. "
+    "The read tools (Search, EntityLookup, GraphQuery, Timeline) need none."
+)
+MAX_LINES = 50
+"""Turns, facts and trace steps shown at most in one tool answer."""
+KEEP_JOBS = 1000
+"""Finished ingest jobs remembered for IngestStatus (the oldest are forgotten first)."""
+
+ScopeArg = Annotated[
+    str, Field(description="Whose memory: a user or agent id (default: the server's scope).")
+]
+SessionArg = Annotated[
+    str | None,
+    Field(description="Session name for turns that name none (default: 'default')."),
+]
 
 
 class IngestTurn(BaseModel):
     """One turn to remember."""
 
-    speaker: str = Field(min_length=1)
-    text: str
-    anchor: str = Field(description="when it was said, ISO 8601 (e.g. 2024-03-20T10:00:00)")
-    listener: str | None = None
-    conversation_id: str = "mcp"
-    session: int = Field(default=0, ge=0)
-    seq: int | None = Field(default=None, ge=0, description="order in the session")
+    speaker: str = Field(min_length=1, description="Who said it, e.g. 'Alice'.")
+    text: str = Field(description="What was said.")
+    anchor: str | None = Field(
+        default=None,
+        description="When it was said, ISO 8601 (e.g. 2024-03-20T10:00:00); "
+        "default: the previous turn's time, else now.",
+    )
+    session: str | None = Field(
+        default=None, description="The conversation session it belongs to (default: the call's)."
+    )
 
 
-Ingestor = Callable[[list[TurnInput]], str]
-
-
-def turn_inputs(turns: list[IngestTurn]) -> list[TurnInput]:
-    return [
-        TurnInput(
-            source_key=f"mcp:{t.conversation_id}:{t.session}:{t.seq if t.seq is not None else i}",
-            conversation_id=t.conversation_id,
-            session_seq=t.session,
-            seq=t.seq if t.seq is not None else i,
-            speaker=t.speaker,
-            listener=t.listener,
-            text=t.text,
-            anchor=t.anchor,
-        )
-        for i, t in enumerate(turns)
-    ]
-
-
-def store_plain_turns(store: GraphStore, items: list[TurnInput]) -> str:
-    sessions = {i.session_id: i.session() for i in items}
-    store.write(GraphBatch(sessions=list(sessions.values()), turns=[i.turn() for i in items]))
-    ids = ", ".join(f"`{i.turn().turn_id}`" for i in items)
-    return f"Stored {len(items)} turn(s) without extraction: {ids}."
+# ---- building the server ----
 
 
 def build_server(
-    store: GraphStore,
-    backend: QueryBackend,
-    searcher: Searcher | None = None,
-    ingestor: Ingestor | None = None,
-    reindex: Callable[[], int] | None = None,
+    memory: Memory,
+    scope: str = "default",
+    extract: bool = True,
+    jobs: IngestJobs | None = None,
 ) -> MCPServer:
-    """An MCP server over ``store``; ``ingestor`` runs extraction (None: plain turns only);
-    ``reindex`` (if given) refreshes the search index after each Ingest."""
-    from mcp.server.mcpserver import MCPServer
-
+    """An MCP server over ``memory``; ``scope`` is the tools' default scope and ``extract``
+    Ingest's default. Pass ``jobs`` to close its worker when the server stops."""
+    check_scope(scope)
     server = MCPServer(name="apexmem", instructions=INSTRUCTIONS)
-    tools = build_tools(store, backend, searcher)
-    _register_read_tools(server, tools, backend)
-
-    async def ingest(turns: list[IngestTurn], extract: bool = True) -> str:
-        try:
-            items = turn_inputs(turns)
-            if extract and ingestor is not None:
-                said = ingestor(items)
-            else:
-                note = "" if not extract else " (no LM configured for extraction)"
-                said = store_plain_turns(store, items) + note
-            if reindex is not None:
-                said += f" Search index refreshed ({reindex()} documents)."
-            return said
-        except Exception as exc:  # the client gets text, never a traceback
-            return f"## Error: Ingest failed\n\n{type(exc).__name__}: {exc}"
-
-    server.add_tool(
-        ingest,
-        name="Ingest",
-        description="Remember a list of turns (speaker, text, anchor time). With extract=true "
-        "an LLM extracts events and facts; with extract=false only the turns are stored.",
-    )
+    _add_read_tools(server, memory, scope)
+    _add_ask(server, memory, scope)
+    _add_ingest(server, memory, jobs or IngestJobs(memory), scope, extract)
     return server
 
 
-def _register_read_tools(
-    server: MCPServer, tools: dict[str, Callable[..., str]], backend: QueryBackend
-) -> None:
-    async def schema_viewer(include_examples: bool = False, include_guide: bool = False) -> str:
-        return tools["SchemaViewer"](include_examples, include_guide)
+def _reported(fn: Callable[P, str]) -> Callable[P, str]:
+    """``fn`` with every failure raised as the SDK's ``ToolError``: the client gets an isError
+    result with the message, and unexpected failures leave a traceback on stderr."""
 
-    async def entity_lookup(query: str, k: int = 3) -> str:
-        return tools["EntityLookup"](query, k)
+    @functools.wraps(fn)
+    def call(*args: P.args, **kwargs: P.kwargs) -> str:
+        try:
+            return fn(*args, **kwargs)
+        except ToolError:
+            raise
+        except Exception as exc:
+            raise ToolError(_describe(exc)) from exc
 
-    async def graph_query(
-        query: str, language: str = backend.native_language, params: dict[str, Any] | None = None
+    return call
+
+
+def _describe(exc: Exception) -> str:
+    if isinstance(exc, ApexMemError | ValueError | LookupError):
+        return str(exc)
+    logger.exception("unexpected failure in an MCP tool")
+    return f"{type(exc).__name__}: {exc}"
+
+
+def _add(server: MCPServer, fn: Callable[..., str], name: str, doc: str, read: bool) -> None:
+    hints = ToolAnnotations(read_only_hint=read, destructive_hint=False)
+    server.add_tool(
+        _reported(fn), name=name, description=doc, annotations=hints, structured_output=False
+    )
+
+
+class _DocsOnly:
+    """A searcher that only lets the tools be built for their descriptions (searching with it
+    is a bug): the real search index loads its embedder on first use, not at start-up."""
+
+    def search(self, query: str, k: int = 10) -> SearchResults:
+        raise RuntimeError("_DocsOnly is for reading tool descriptions, not for searching")
+
+
+def _tool_docs(memory: Memory) -> dict[str, str]:
+    tools = build_tools(memory.store, memory.backend, _DocsOnly(), ALL_TOOL_NAMES)
+    if memory.search_index is None:
+        tools.pop("Search", None)
+    return {name: tool.__doc__ or name for name, tool in tools.items()}
+
+
+def _run_read_tool(memory: Memory, name: str, scope: str, *args: Any) -> str:
+    """The agent's tool ``name`` over ``scope``; its "## Error:" answer raises ``ToolError``."""
+    tool = memory.tools(scope=scope, names=[name]).get(name)
+    if tool is None:
+        raise ToolError(f"{name} is not available on this memory")
+    text = tool(*args)
+    if text.startswith("## Error:"):
+        raise ToolError(text)
+    return text
+
+
+def _add_read_tools(server: MCPServer, memory: Memory, default: str) -> None:
+    def schema_viewer(
+        include_examples: bool = False, include_guide: bool = False, scope: ScopeArg = default
     ) -> str:
-        return tools["GraphQuery"](query, language, params)
+        return _run_read_tool(memory, "SchemaViewer", scope, include_examples, include_guide)
 
-    async def search(query: str) -> str:
-        return tools["Search"](query)
+    def entity_lookup(query: str, k: int = 3, scope: ScopeArg = default) -> str:
+        return _run_read_tool(memory, "EntityLookup", scope, query, k)
 
-    table: dict[str, Callable[..., Any]] = {
+    def graph_query(
+        query: str,
+        language: Language | None = None,
+        params: dict[str, Any] | None = None,
+        scope: ScopeArg = default,
+    ) -> str:
+        chosen = language or memory.language
+        return _run_read_tool(memory, "GraphQuery", scope, query, chosen, params)
+
+    def search(query: str, scope: ScopeArg = default) -> str:
+        return _run_read_tool(memory, "Search", scope, query)
+
+    def timeline(
+        entity: str, property: str, as_of: str | None = None, scope: ScopeArg = default
+    ) -> str:
+        return _run_read_tool(memory, "Timeline", scope, entity, property, as_of)
+
+    table: dict[str, Callable[..., str]] = {
         "SchemaViewer": schema_viewer,
         "EntityLookup": entity_lookup,
         "GraphQuery": graph_query,
         "Search": search,
+        "Timeline": timeline,
     }
-    for name, fn in table.items():
-        if name in tools:
-            server.add_tool(fn, name=name, description=tools[name].__doc__ or name)
+    for name, doc in _tool_docs(memory).items():
+        _add(server, table[name], name, doc, read=True)
 
 
-@contextmanager
-def _pipeline_ingestor(store: GraphStore, path: Path, settings: Any) -> Iterator[Ingestor]:
-    from apexmem_neo.construction.checkpoint import Checkpoint
-    from apexmem_neo.construction.pipeline import ConstructionPipeline
-    from apexmem_neo.llm import make_lm
+# ---- Ask ----
 
-    checkpoint = Checkpoint(path)
-    checkpoint.open()
-    lm = make_lm(settings.lm, settings.lm_api_base, settings.lm_api_key, max_tokens=800)
-    pipeline = ConstructionPipeline(store, checkpoint, lm)
+ASK_DOC = """Answer a question from memory with the memory's own agent (it searches, looks up
+entities and queries the graph with an LLM).
 
-    def run(items: list[TurnInput]) -> str:
-        stats = pipeline.ingest(items, source="mcp")
+Args:
+    question: the question, e.g. "Where does Alice live now?".
+    date: the question's own date (ISO, e.g. 2024-07-01) that "now", "last week"... refer to;
+        default: today.
+    mode: "fast" (one prefetch and one answer), "react" (the tool loop) or "auto" (fast, then
+        react when the context is not enough); default: the server's.
+
+Returns the answer, the turns it rests on (quoted) and a short trace of the agent's steps.
+"""
+
+
+def _add_ask(server: MCPServer, memory: Memory, default: str) -> None:
+    def ask(
+        question: str, date: str | None = None, mode: Mode | None = None, scope: ScopeArg = default
+    ) -> str:
+        if memory.lm is None:
+            raise ToolError(NO_LM.format(what="Ask needs one to answer"))
+        result = memory.ask(question, scope=scope, at=date, mode=mode)
+        if result.error and not result.answer:
+            raise ToolError(f"the agent gave no answer: {result.error}\n\n{render_trace(result)}")
+        return render_answer(result)
+
+    _add(server, ask, "Ask", ASK_DOC, read=True)
+
+
+def render_answer(result: AgentResult) -> str:
+    """The answer, the evidence turns quoted, and the trace summary, as markdown."""
+    lines = ["## Answer", "", result.answer or "(no answer)", "", "## Evidence", ""]
+    quoted = [f'- `{e.turn_id}`: "{e.text}"' if e.text else f"- `{e.turn_id}`"
+              for e in result.evidence]  # fmt: skip
+    lines += quoted or ["_(none)_"]
+    if result.error:
+        lines += ["", f"Note: {result.error}"]
+    return "\n".join([*lines, "", render_trace(result)])
+
+
+def render_trace(result: AgentResult) -> str:
+    """One summary line, then one line per LLM step (tool, arguments, output size)."""
+    tokens = result.tokens.get("total_tokens", 0)
+    lines = [
+        "## Trace",
+        "",
+        f"mode {result.mode} · {result.llm_calls} LLM call(s) · {result.tool_calls} tool "
+        f"call(s) · {tokens} tokens · {result.seconds:.1f} s",
+    ]
+    lines += [_step_line(step) for step in result.trace[:MAX_LINES]]
+    return "\n".join(lines)
+
+
+def _step_line(step: TraceStep) -> str:
+    """``1. react (2.1 s): EntityLookup(query='Alice') -> 420 chars``, or the step's thought."""
+    args = ", ".join(f"{k}={v!r}" for k, v in step.args.items())
+    did = f"{step.tool}({_cut(args, 100)}) -> {step.output_chars} chars" if step.tool else ""
+    said = did or _cut(step.thought, 120)
+    note = f" error: {_cut(step.error, 160)}" if step.error else ""
+    head = f"{step.step}. {step.phase} ({step.seconds:.1f} s)"
+    return f"{head}: {said}{note}" if said else head + note
+
+
+def _cut(text: str, limit: int) -> str:
+    text = " ".join(text.split())
+    return text if len(text) <= limit else text[: limit - 1] + "…"
+
+
+# ---- Ingest and IngestStatus ----
+
+JobState = Literal["queued", "running", "done", "failed"]
+Batch = tuple[str | None, list[dict[str, Any]]]
+"""A session name (None: the default) and its chat messages, as ``Memory.add`` takes them."""
+
+
+@dataclass
+class IngestJob:
+    """One Ingest call: its turns by session, and how far it got."""
+
+    job_id: str
+    scope: str
+    batches: list[Batch]
+    extract: bool
+    state: JobState = "queued"
+    results: list[AddResult] = field(default_factory=list)
+    error: str | None = None
+
+    @property
+    def turns(self) -> int:
+        return sum(len(messages) for _, messages in self.batches)
+
+
+class IngestJobs:
+    """Ingest jobs run in order, one at a time, by one background thread (started by the first
+    job): an Ingest call returns at once, and reads never wait for it. ``Memory.add`` takes
+    the memory's write lock and indexes what it added, so search follows every job."""
+
+    def __init__(self, memory: Memory, keep: int = KEEP_JOBS) -> None:
+        self._memory = memory
+        self._keep = keep
+        self._jobs: dict[str, IngestJob] = {}
+        self._queue: queue.Queue[IngestJob | None] = queue.Queue()
+        self._lock = threading.Lock()
+        self._thread: threading.Thread | None = None
+        self._closed = False
+
+    def submit(self, scope: str, batches: list[Batch], extract: bool) -> IngestJob:
+        job = IngestJob(uuid.uuid4().hex[:16], scope, batches, extract)
+        with self._lock:
+            if self._closed:
+                raise ApexMemError("the server is stopping and takes no more ingest jobs")
+            self._jobs[job.job_id] = job
+            self._forget_finished()
+            if self._thread is None:
+                self._thread = threading.Thread(
+                    target=self._work, name="apexmem-ingest", daemon=True
+                )
+                self._thread.start()
+        self._queue.put(job)
+        return job
+
+    def get(self, job_id: str) -> IngestJob | None:
+        with self._lock:
+            return self._jobs.get(job_id)
+
+    def ahead(self, job: IngestJob) -> int:
+        """How many jobs run before ``job`` (the running one included)."""
+        with self._lock:
+            order = list(self._jobs.values())
+        earlier = order[: order.index(job)] if job in order else []
+        return sum(j.state in ("queued", "running") for j in earlier)
+
+    def close(self) -> None:
+        """Take no more jobs, fail the queued ones and wait for the running one to finish
+        (so the memory is not closed under a write)."""
+        with self._lock:
+            self._closed = True
+            thread = self._thread
+            for job in self._jobs.values():
+                if job.state == "queued":
+                    job.state, job.error = "failed", "the server stopped before the job ran"
+        self._queue.put(None)
+        if thread is not None:
+            thread.join()
+
+    def _forget_finished(self) -> None:
+        finished = [i for i, j in self._jobs.items() if j.state in ("done", "failed")]
+        for job_id in finished[: max(0, len(self._jobs) - self._keep)]:
+            del self._jobs[job_id]
+
+    def _work(self) -> None:
+        while (job := self._queue.get()) is not None:
+            with self._lock:
+                if job.state != "queued":  # failed by close() while it waited
+                    continue
+                job.state = "running"
+            self._run(job)
+
+    def _run(self, job: IngestJob) -> None:
+        try:
+            for session, messages in job.batches:
+                added = self._memory.add(
+                    messages, scope=job.scope, session=session, extract=job.extract
+                )
+                job.results.append(added)
+        except Exception as exc:  # the job fails; the server and the next jobs go on
+            with self._lock:
+                job.state, job.error = "failed", _describe(exc)
+            return
+        with self._lock:
+            job.state = "done"
+
+
+INGEST_DOC = """Remember turns of a conversation, in the background: returns a job id at once;
+poll IngestStatus(job_id) until it is done or failed.
+
+Args:
+    turns: the turns in order, each {{"speaker", "text", "anchor" (ISO time), "session"}}.
+    session: the session of turns that name none (default "default"); each Ingest appends
+        after the turns the session already holds.
+    extract: true: an LLM extracts events and typed facts from each turn; false: the turns
+        are stored as they are (searchable and queryable at once, no LLM call). Default: {default}.
+
+Jobs run one at a time, in order; reads go on meanwhile. The search index follows each job.
+"""
+
+STATUS_DOC = """The state of an Ingest job: queued, running, done (with what was stored: the
+turns, the facts extracted, LLM calls and search documents indexed) or failed (with why).
+
+Args:
+    job_id: the id Ingest returned.
+"""
+
+
+def _add_ingest(
+    server: MCPServer, memory: Memory, jobs: IngestJobs, default: str, extract_default: bool
+) -> None:
+    def ingest(
+        turns: list[IngestTurn],
+        session: SessionArg = None,
+        extract: bool = extract_default,
+        scope: ScopeArg = default,
+    ) -> str:
+        if extract and memory.lm is None:
+            raise ToolError(NO_LM.format(what="pass extract=false to store the turns as they are"))
+        job = jobs.submit(scope, _batches(turns, session, scope), extract)
         return (
-            f"Ingested {stats.turns_done} turn(s) ({stats.turns_failed} failed, "
-            f"{stats.turns_skipped} already known): {stats.facts} facts, "
-            f"{stats.llm_calls} LLM calls."
+            f"# Ingest job `{job.job_id}`: queued\n\n{job.turns} turn(s) for scope `{scope}`"
+            f"{' with extraction' if extract else ', stored without extraction'}. "
+            f'Poll IngestStatus(job_id="{job.job_id}") until it is done or failed.'
         )
 
-    try:
-        yield run
-    finally:
-        checkpoint.close()
+    def ingest_status(job_id: str, scope: ScopeArg = default) -> str:
+        job = jobs.get(job_id)
+        if job is None or job.scope != scope:
+            raise ToolError(
+                f"no ingest job {job_id!r} in scope {scope!r} (jobs are remembered only "
+                "while this server runs)"
+            )
+        return render_job(job, jobs.ahead(job) if job.state == "queued" else 0)
+
+    doc = INGEST_DOC.format(default=str(extract_default).lower())
+    _add(server, ingest, "Ingest", doc, read=False)
+    _add(server, ingest_status, "IngestStatus", STATUS_DOC, read=True)
 
 
-def mcp_command(
-    http: Annotated[bool, typer.Option("--http", help="Streamable HTTP instead of stdio.")] = False,
-    host: Annotated[str, typer.Option(help="HTTP host.")] = "127.0.0.1",
-    port: Annotated[int, typer.Option(help="HTTP port.")] = 8765,
-    store: StoreOpt = "sqlite",
-    db: DbOpt = None,
-    no_llm: Annotated[
-        bool, typer.Option("--no-llm", help="Ingest stores plain turns only (no LM).")
-    ] = False,
-    index_name: Annotated[
-        str, typer.Option("--index-name", help="Neo4j search namespace (as `apexmem index`).")
-    ] = "apexmem",
-) -> None:
-    """Serve the memory over MCP (stdio by default, or streamable HTTP)."""
-    from apexmem_neo.agent.memory_index import index_graph
-    from apexmem_neo.cli.common import load_settings
-    from apexmem_neo.cli.query import open_memory, sqlite_path
-    from apexmem_neo.cli.search_index import open_search, warn_missing
-
-    settings = load_settings()
-    with (
-        open_memory(store, db, settings) as (graph, backend),
-        open_search(store, db, settings, index_name) as searcher,
-    ):
-        if searcher is None:  # stderr: stdout carries the stdio protocol
-            warn_missing(store, db, settings, index_name)
-        checkpoint = sqlite_path(db, settings) if store == "sqlite" else (
-            settings.apexmem_home / "checkpoints" / "mcp-neo4j.db"
-        )  # fmt: skip
-        reindex = None if searcher is None else (lambda: index_graph(searcher, backend))
-        with _maybe_ingestor(graph, checkpoint, settings, no_llm) as ingestor:
-            server = build_server(graph, backend, searcher, ingestor, reindex)
-            if http:
-                server.run("streamable-http", host=host, port=port)
-            else:
-                server.run("stdio")
+def _batches(turns: Sequence[IngestTurn], session: str | None, scope: str) -> list[Batch]:
+    """The turns as chat messages grouped by session (consecutive turns of one session form
+    one batch), checked now so a malformed turn fails the call, not the job."""
+    check_scope(scope)
+    if not turns:
+        raise ToolError("no turns to ingest: give at least one {speaker, text, anchor}")
+    batches: list[Batch] = []
+    for turn in turns:
+        name = turn.session or session
+        message = {"role": "user", "name": turn.speaker, "content": turn.text,
+                   "timestamp": turn.anchor}  # fmt: skip
+        if batches and batches[-1][0] == name:
+            batches[-1][1].append(message)
+        else:
+            batches.append((name, [message]))
+    for name, messages in batches:
+        to_turns(messages, scope, name or DEFAULT_SESSION, 0, 0)  # raises on a bad anchor
+    return batches
 
 
-@contextmanager
-def _maybe_ingestor(
-    store: GraphStore, path: Path, settings: Any, disabled: bool
-) -> Iterator[Ingestor | None]:
-    if disabled:
-        yield None
-        return
-    path.parent.mkdir(parents=True, exist_ok=True)
-    with _pipeline_ingestor(store, path, settings) as run:
-        yield run
+def render_job(job: IngestJob, ahead: int = 0) -> str:
+    """IngestStatus's markdown: the state, then what was stored or why it failed."""
+    head = f"# Ingest job `{job.job_id}`: {job.state}\n\n"
+    if job.state == "queued":
+        return head + f"{job.turns} turn(s) for scope `{job.scope}`; {ahead} job(s) before it."
+    if job.state == "running":
+        return head + f"{job.turns} turn(s) for scope `{job.scope}`, being stored."
+    body = render_added(job.results, job.scope) if job.results else ""
+    if job.state == "done":
+        return head + body
+    stored = f"\n\nStored before it failed:\n\n{body}" if body else ""
+    return head + f"Error: {job.error}{stored}"
 
 
-if __name__ == "__main__":
-    typer.run(mcp_command)
+def render_added(results: Sequence[AddResult], scope: str) -> str:
+    """What ``Memory.add`` stored: counts, then each turn and each fact extracted."""
+    turns = [t for r in results for t in r.turns]
+    facts = [f for r in results for f in r.facts]
+    states = ", ".join(f"{n} {state}" for state, n in Counter(t.status for t in turns).items())
+    summary = (
+        f"{len(turns)} turn(s) in scope `{scope}` ({states}) · {len(facts)} fact(s) · "
+        f"{sum(r.llm_calls for r in results)} LLM call(s) · {sum(r.tokens for r in results)} "
+        f"tokens · {sum(r.indexed for r in results)} search document(s) indexed · "
+        f"{sum(r.seconds for r in results):.2f} s"
+    )
+    lines = [summary, "", "## Turns", ""]
+    for t in turns[:MAX_LINES]:
+        error = f" ({t.error})" if t.error else ""
+        lines.append(f"- `{t.turn_id}` {t.status}{error}: {t.speaker}: {_cut(t.text, 160)}")
+    lines += _more(turns)
+    if facts:
+        lines += ["", "## Facts", ""]
+        for f in facts[:MAX_LINES]:
+            until = f", until {f.t_to}" if f.t_to else ""
+            lines.append(f"- {f.entity} · {f.property} = {f.value!r} (from {f.t_from}{until})")
+        lines += _more(facts)
+    return "\n".join(lines)
+
+
+def _more(items: Sequence[object]) -> list[str]:
+    return [f"- … and {len(items) - MAX_LINES} more"] if len(items) > MAX_LINES else []
