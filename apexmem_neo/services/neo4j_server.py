@@ -53,9 +53,8 @@ GC_ENV = "APEXMEM_NEO4J_GC"
 GC_OPTIONS: dict[str, str] = {
     # Neo4j's own default: short, steady pauses; its concurrent threads share the cores.
     "g1": "-XX:+UseG1GC",
-    # The throughput collector works only inside its pauses. Graph benchmark data, two
-    # writers (benchmarks.graph.gc_ab, 2026-12-03): the same ingest rate at 10k and 1M facts,
-    # +26% at 100k, but slower reads at 1M (as_of p95 84 ms vs G1's 13), so G1 stays.
+    # The throughput collector works only inside its pauses; benchmarks.graph.gc_ab compares
+    # the two (its figures are in the CHANGELOG): G1 stays the default for its steadier reads.
     "parallel": "-XX:+UseParallelGC",
 }
 DEFAULT_GC = "g1"

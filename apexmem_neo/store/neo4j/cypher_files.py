@@ -33,7 +33,7 @@ RELATIONSHIP_TYPES: Final[frozenset[str]] = frozenset(
         "PARTICIPANT",
         "ABOUT",
         "ASSERTS",
-        "OF_PROPERTY",  # only in migrate_drop_of_property: stores before 2026-12-03 had it
+        "OF_PROPERTY",  # only in migrate_drop_of_property: older stores had it
     }
 )
 

@@ -105,8 +105,8 @@ class CreatePlan(NamedTuple):
 
 CREATE_NEW: Final[dict[str, CreatePlan]] = {
     # A bulk batch names ~1k entities, nearly all stored by earlier batches: a plain index
-    # read each instead of MERGE's locking one. A small gain: 7,990 vs 7,751 facts/s at 10k
-    # facts, 9,600 vs 9,523 at 100k (benchmarks.graph.write_ab --variant entity_merge).
+    # read each instead of MERGE's locking one (benchmarks.graph.write_ab --variant
+    # entity_merge measures the difference; its figures are in the CHANGELOG).
     "entities": CreatePlan("entity_id", "existing_entity_ids", "write_entities_new", None, (), ()),
     "properties": CreatePlan(
         "property_id", "existing_property_ids", "write_properties_new", None, (), ()
