@@ -1,10 +1,12 @@
 """EagerOverwriteStore: the Mem0/MIRIX-style overwrite baseline, for benchmarks only.
 
-Write-time consolidation keeps one fact per (entity, property): the one written last
-replaces whatever was there, whatever its valid time. This wrapper reproduces that loss on
-top of any append-only GraphStore: reads see only the survivor, i.e. the fact with the
-greatest (recorded_at, fact_id). It answers the same questions as the protocol so that
-benchmarks can score both modes with one question set. Never use it as memory.
+Write-time consolidation keeps one fact per (entity, property): the newest replaces
+whatever was there. This wrapper reproduces that loss on top of any append-only GraphStore:
+reads see only the survivor, the fact with the latest own time t_from (ties by recorded_at,
+then fact_id: the protocol's fact order). Ordering by recorded_at instead would let the
+ingest clock pick the survivor, since one ingest stamps many facts within the same second
+and the fact id, a hash, then decides. It answers the same questions as the protocol so
+that benchmarks can score both modes with one question set. Never use it as memory.
 """
 
 from __future__ import annotations
@@ -16,6 +18,7 @@ from apexmem_neo.store.protocol import (
     FactRecord,
     GraphStore,
     check_interval,
+    fact_order_key,
     time_before,
 )
 
@@ -30,8 +33,10 @@ class EagerOverwriteStore:
         self.inner.write(batch)
 
     def _survivor(self, entity_id: str, property: str) -> FactRecord | None:
+        """The one fact an overwriting memory keeps for (entity, property): the greatest by
+        (t_from, recorded_at, fact_id), so the choice never depends on the ingest clock."""
         facts = self.inner.history(entity_id, property)
-        return max(facts, key=lambda f: (f.recorded_at, f.fact_id)) if facts else None
+        return max(facts, key=fact_order_key) if facts else None
 
     def current(
         self, entity_id: str, property: str, now: TimeLike | None = None

@@ -1,11 +1,12 @@
 """Materialise the eager-overwrite memory (Mem0/MIRIX style) from an append-only SQLite store.
 
-Write-time consolidation keeps one fact per (entity, property): the one written last, by
-(recorded_at, fact_id), as ``apexmem_neo.store.eager.EagerOverwriteStore`` reads it. Here the
-loss is made physical so that the same agent and tools run on both memories: the copy holds
-the surviving facts only, and forgets the words that asserted only overwritten facts (their
-evidence, events and turns), since an overwriting memory keeps no transcript of what it
-replaced. Turns that asserted no fact at all are kept in both memories.
+Write-time consolidation keeps one fact per (entity, property): the newest by its own time,
+(t_from, recorded_at, fact_id), as ``apexmem_neo.store.eager.EagerOverwriteStore`` reads it
+(recorded_at alone ties within a second of one ingest). Here the loss is made physical so
+that the same agent and tools run on both memories: the copy holds the surviving facts only,
+and forgets the words that asserted only overwritten facts (their evidence, events and
+turns), since an overwriting memory keeps no transcript of what it replaced. Turns that
+asserted no fact at all are kept in both memories.
 """
 
 from __future__ import annotations
@@ -19,7 +20,8 @@ SURVIVORS = """
 CREATE TEMP TABLE survivors AS
 SELECT fact_id FROM (
   SELECT fact_id, ROW_NUMBER() OVER (
-    PARTITION BY entity_id, property ORDER BY recorded_at DESC, fact_id DESC) AS rank
+    PARTITION BY entity_id, property
+    ORDER BY t_from DESC, recorded_at DESC, fact_id DESC) AS rank
   FROM src.facts) WHERE rank = 1
 """
 DROPPED_EVIDENCE = """
