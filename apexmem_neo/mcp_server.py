@@ -95,7 +95,34 @@ def build_server(
     _add_read_tools(server, memory, scope)
     _add_ask(server, memory, scope)
     _add_ingest(server, memory, jobs or IngestJobs(memory), scope, extract)
+    _add_forget(server, memory, scope)
     return server
+
+
+FORGET_DOC = """Erase from memory for good: a whole scope, one of its sessions (by name) or one
+entity (by name or id), from the graph, the search index, the construction checkpoint and
+the embedding cache. It cannot be undone; an audit record (ids, counts, time; no content)
+stays. Use it when a user asks to be forgotten or to delete what they said.
+
+Args:
+    session: erase only this session (the name Ingest was given); omit for the whole scope.
+    entity: erase only this entity and its facts (the turns that named it stay).
+    scope: whose memory (default: the server's scope).
+"""
+
+
+def _add_forget(server: MCPServer, memory: Memory, default: str) -> None:
+    def forget(
+        session: str | None = None, entity: str | None = None, scope: ScopeArg = default
+    ) -> str:
+        result = memory.forget(scope=scope, session=session, entity=entity)
+        counts = ", ".join(f"{n} {t}" for t, n in result.erasure.counts.items() if n)
+        return (
+            f"Erased ({result.erasure.kind}) in scope {scope!r}: {counts or 'nothing matched'}; "
+            f"{result.documents} search documents; erasure id {result.erasure.erasure_id}."
+        )
+
+    _add(server, forget, "Forget", FORGET_DOC, read=False, destructive=True)
 
 
 def _reported(fn: Callable[P, str]) -> Callable[P, str]:
@@ -121,8 +148,15 @@ def _describe(exc: Exception) -> str:
     return f"{type(exc).__name__}: {exc}"
 
 
-def _add(server: MCPServer, fn: Callable[..., str], name: str, doc: str, read: bool) -> None:
-    hints = ToolAnnotations(read_only_hint=read, destructive_hint=False)
+def _add(
+    server: MCPServer,
+    fn: Callable[..., str],
+    name: str,
+    doc: str,
+    read: bool,
+    destructive: bool = False,
+) -> None:
+    hints = ToolAnnotations(read_only_hint=read, destructive_hint=destructive)
     server.add_tool(
         _reported(fn), name=name, description=doc, annotations=hints, structured_output=False
     )

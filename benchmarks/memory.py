@@ -21,7 +21,7 @@ from pathlib import Path
 from typing import Any, Literal
 
 from apexmem_neo import Memory
-from apexmem_neo.agent import AgentConfig, MemoryAgent, build_tools
+from apexmem_neo.agent import AgentConfig, MemoryAgent
 from apexmem_neo.construction.checkpoint import Checkpoint
 from apexmem_neo.construction.loaders import TurnInput
 from apexmem_neo.construction.pipeline import PipelineConfig, RunStats, TurnReport
@@ -107,13 +107,10 @@ def construction_cost(checkpoint: Checkpoint) -> dict[str, float]:
     return total
 
 
-def make_agent(memory: Memory, lm: Any, config: AgentConfig) -> MemoryAgent:
-    """The agent over ``memory`` answering with ``lm`` (the benchmarks vary its config)."""
-    search = memory.search_index
-    if search is not None:
-        search.create()
-    tools = build_tools(memory.store, memory.backend, search, config.tools)
-    return MemoryAgent(lm, memory.store, tools, memory.backend, search, config)
+def make_agent(memory: Memory, lm: Any, config: AgentConfig, scope: str) -> MemoryAgent:
+    """The agent over ``scope`` of ``memory`` answering with ``lm`` (the benchmarks vary its
+    config; a LOCOMO conversation is its own scope)."""
+    return memory.agent(scope=scope, lm=lm, config=config)
 
 
 def provenance(module: str, argv: Sequence[str], **extra: Any) -> dict[str, Any]:

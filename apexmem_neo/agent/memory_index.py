@@ -4,14 +4,16 @@ The graph is read table by table with plain SQL (SQLite runs it directly, Neo4j 
 SQL-compat shim), in pages ordered by primary key, so this code never asks which backend it
 runs on. Documents are built with ``apexmem_neo.search.documents`` and upserted by
 ``doc_id``: indexing the same graph again replaces documents and adds nothing (idempotent);
-with a ``CachedEmbedder`` it costs cache lookups, not model calls.
+with a ``CachedEmbedder`` it costs cache lookups, not model calls. Every document takes the
+scope of the rows it is built from (the ``scope`` column, or the batch's scope), so the index
+keeps the store's walls between scopes.
 """
 
 from __future__ import annotations
 
 import re
 from collections import defaultdict
-from collections.abc import Callable, Collection, Iterator, Sequence
+from collections.abc import Callable, Collection, Iterable, Iterator, Sequence
 from typing import Any
 
 from apexmem_neo.ontology import Entity, Event, Evidence, Fact, GraphBatch, Session, Turn, ids
@@ -21,6 +23,7 @@ from apexmem_neo.search.documents import (
     DocKind,
     entity_document,
     event_document,
+    event_documents,
     evidence_document,
     property_document,
     turn_documents,
@@ -36,9 +39,15 @@ from apexmem_neo.store.columns import (
 from apexmem_neo.tools.backend import QueryBackend, QueryLimits
 
 PAGE = 2000
-READ_LIMITS = QueryLimits(max_rows=PAGE, timeout_s=120.0, max_cell_chars=1_000_000)
+READ_LIMITS = QueryLimits(
+    max_rows=PAGE, timeout_s=120.0, max_cell_chars=1_000_000, max_result_bytes=2_000_000_000
+)
+"""The index's own reads page by rows; a byte cap (the agent's guard) would end a page early
+and look like the last one, so it is set beyond any page."""
 INDEX_CHUNK = 512
 GRAPH_ID = re.compile(r"^[a-z]{2,4}_[0-9a-f]{32}$")
+TURN_FIELDS = ("turn_id", "session_id", "seq", "speaker", "listener", "text", "anchor_datetime")
+SESSION_FIELDS = ("session_id", "conversation_id", "seq", "started_at")
 Progress = Callable[[int, int], None]
 """Called with (documents indexed so far, documents in all)."""
 
@@ -63,19 +72,26 @@ def table_rows(backend: QueryBackend, table: str, where: str = "") -> Iterator[d
         offset += PAGE
 
 
+def _scoped_turn_documents(
+    turn_rows: Iterable[dict[str, Any]], sessions: Sequence[Session], window: int = DEFAULT_WINDOW
+) -> list[SearchDocument]:
+    """Turn documents of ``turn_rows``, each in its row's scope. A session belongs to one
+    scope, so grouping by scope leaves every context window whole."""
+    by_scope: dict[str, list[Turn]] = defaultdict(list)
+    for r in turn_rows:
+        by_scope[r["scope"]].append(Turn(**{k: r[k] for k in TURN_FIELDS}))
+    return [
+        doc
+        for scope, turns in by_scope.items()
+        for doc in turn_documents(turns, sessions, window=window, scope=scope)
+    ]
+
+
 def _conversation_documents(backend: QueryBackend) -> list[SearchDocument]:
     sessions = [
-        Session(
-            session_id=r["session_id"],
-            conversation_id=r["conversation_id"],
-            seq=r["seq"],
-            started_at=r["started_at"],
-        )
-        for r in table_rows(backend, "sessions")
+        Session(**{k: r[k] for k in SESSION_FIELDS}) for r in table_rows(backend, "sessions")
     ]
-    fields = ("turn_id", "session_id", "seq", "speaker", "listener", "text", "anchor_datetime")
-    turns = [Turn(**{k: r[k] for k in fields}) for r in table_rows(backend, "turns")]
-    return turn_documents(turns, sessions)
+    return _scoped_turn_documents(table_rows(backend, "turns"), sessions)
 
 
 def _entity_documents(backend: QueryBackend) -> list[SearchDocument]:
@@ -87,18 +103,21 @@ def _entity_documents(backend: QueryBackend) -> list[SearchDocument]:
 
 
 def _event_documents(backend: QueryBackend) -> list[SearchDocument]:
+    evidence_rows = {r["evidence_id"]: r for r in table_rows(backend, "evidence")}
     evidence = {
-        r["evidence_id"]: Evidence(
-            evidence_id=r["evidence_id"], turn_id=r["turn_id"], text=r["text"]
-        )
-        for r in table_rows(backend, "evidence")
+        ev_id: Evidence(evidence_id=ev_id, turn_id=r["turn_id"], text=r["text"])
+        for ev_id, r in evidence_rows.items()
     }
     anchors = {r["turn_id"]: r["anchor_datetime"] for r in table_rows(backend, "turns")}
-    events: list[Event] = [event_from_row(r) for r in table_rows(backend, "events")]
-    docs = [event_document(e, evidence.get(e.evidence_id or "")) for e in events]
-    cited = {e.evidence_id for e in events}
+    events: list[tuple[Event, str]] = [
+        (event_from_row(r), r["scope"]) for r in table_rows(backend, "events")
+    ]
+    docs = [
+        event_document(e, evidence.get(e.evidence_id or ""), scope=scope) for e, scope in events
+    ]
+    cited = {e.evidence_id for e, _ in events}
     docs += [
-        evidence_document(ev, anchors.get(ev.turn_id or ""))
+        evidence_document(ev, anchors.get(ev.turn_id or ""), scope=evidence_rows[ev_id]["scope"])
         for ev_id, ev in evidence.items()
         if ev_id not in cited
     ]
@@ -162,16 +181,15 @@ def _session_turn_documents(
     """Documents of the new turns and of the turns before them whose context now holds them;
     the turns read start further back, so every rewritten document keeps its full context."""
     docs: list[SearchDocument] = []
-    fields = ("turn_id", "session_id", "seq", "speaker", "listener", "text", "anchor_datetime")
     for session_id, seq in first_new.items():
         where = f"session_id IN {_in_list([session_id])} AND seq >= {seq - 2 * window}"
-        turns = [Turn(**{k: r[k] for k in fields}) for r in table_rows(backend, "turns", where)]
+        rows = list(table_rows(backend, "turns", where))
         sessions = [
-            Session(**{k: r[k] for k in ("session_id", "conversation_id", "seq", "started_at")})
+            Session(**{k: r[k] for k in SESSION_FIELDS})
             for r in table_rows(backend, "sessions", f"session_id IN {_in_list([session_id])}")
         ]
-        kept = {t.turn_id for t in turns if t.seq >= seq - window}
-        docs += [d for d in turn_documents(turns, sessions) if d.graph_id in kept]
+        kept = {r["turn_id"] for r in rows if r["seq"] >= seq - window}
+        docs += [d for d in _scoped_turn_documents(rows, sessions) if d.graph_id in kept]
     return docs
 
 
@@ -200,25 +218,8 @@ def batch_documents(
     touched |= {f.entity_id for b in batches for f in b.facts}
     docs += _touched_entity_documents(backend, touched)
     for batch in batches:
-        docs += documents_from_events(batch)
+        docs += event_documents(batch)
     return list({d.doc_id: d for d in docs}.values())
-
-
-def documents_from_events(batch: GraphBatch) -> list[SearchDocument]:
-    """Property, event and evidence documents of a batch (as ``documents_from_batch``)."""
-    anchors = {t.turn_id: t.anchor_datetime for t in batch.turns}
-    evidence = {e.evidence_id: e for e in batch.evidence}
-    docs = [property_document(p) for p in batch.properties]
-    cited: set[str] = set()
-    for event in batch.events:
-        cited.add(event.evidence_id or "")
-        docs.append(event_document(event, evidence.get(event.evidence_id or "")))
-    docs += [
-        evidence_document(ev, anchors.get(ev.turn_id or ""))
-        for ev in batch.evidence
-        if ev.evidence_id not in cited
-    ]
-    return docs
 
 
 def index_batches(

@@ -16,12 +16,14 @@ from apexmem_neo.cli.ask import ask
 from apexmem_neo.cli.config import config
 from apexmem_neo.cli.demo import demo
 from apexmem_neo.cli.doctor import doctor
+from apexmem_neo.cli.forget import forget
 from apexmem_neo.cli.ingest import ingest
 from apexmem_neo.cli.mcp import mcp_command
 from apexmem_neo.cli.query import entity, history, query, schema, stats
 from apexmem_neo.cli.search import search
 from apexmem_neo.cli.search_index import index
 from apexmem_neo.cli.services import services_app
+from apexmem_neo.cli.transfer import export, import_
 
 app = typer.Typer(
     name="apexmem",
@@ -60,6 +62,9 @@ app.command("schema")(schema)
 app.command("entity")(entity)
 app.command("history")(history)
 app.command("stats")(stats)
+app.command("export")(export)
+app.command("import")(import_)
+app.command("forget")(forget)
 app.command("mcp")(mcp_command)
 
 

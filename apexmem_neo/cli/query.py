@@ -26,6 +26,7 @@ from apexmem_neo.cli.common import (
     using_memory,
 )
 from apexmem_neo.memory import EntityHistory, MemoryStats
+from apexmem_neo.memory.views import scoped_backend
 from apexmem_neo.tools import markdown
 from apexmem_neo.tools.backend import QueryLimits, QueryResult
 
@@ -75,13 +76,15 @@ def schema(
     db: DbOpt = None,
     index_name: IndexNameOpt = None,
     as_json: JsonOpt = False,
+    scope: ScopeOpt = DEFAULT_SCOPE,
 ) -> None:
-    """Show the memory's schema (SchemaViewer): tables or labels, relationships, counts."""
+    """Show the memory's schema (SchemaViewer): tables or labels, relationships, the scope's
+    counts."""
     with using_memory(store, db, index_name, create=False) as memory:
         if as_json:
-            print_json(asdict(memory.backend.schema()))
+            print_json(asdict(scoped_backend(memory.backend, scope).schema()))
             return
-        text = memory.schema(examples, guide)
+        text = memory.schema(examples, guide, scope=scope)
     if text.startswith("## Error:"):
         fail(" ".join(text.removeprefix("## Error:").split()))
     typer.echo(text)

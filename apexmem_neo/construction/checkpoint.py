@@ -28,6 +28,8 @@ from pydantic import BaseModel, ConfigDict
 
 from apexmem_neo.construction.candidates import EntityCatalog, PropertyCatalog
 from apexmem_neo.ontology import Entity, GraphBatch, Property
+from apexmem_neo.ontology.ids import DEFAULT_SCOPE
+from apexmem_neo.store.erasure import Erasure
 
 TurnStatus = Literal["pending", "done", "failed"]
 
@@ -46,10 +48,12 @@ CREATE TABLE IF NOT EXISTS construction_turns (
 CREATE INDEX IF NOT EXISTS construction_turns_status ON construction_turns (status);
 CREATE TABLE IF NOT EXISTS construction_entities (
     entity_id    TEXT PRIMARY KEY,
-    entity_json  TEXT NOT NULL
+    entity_json  TEXT NOT NULL,
+    scope        TEXT NOT NULL DEFAULT 'default'
 );
-CREATE TABLE IF NOT EXISTS construction_properties (
-    name          TEXT PRIMARY KEY,
+CREATE TABLE IF NOT EXISTS construction_property_catalog (
+    property_id   TEXT PRIMARY KEY,
+    scope         TEXT NOT NULL,
     property_json TEXT NOT NULL
 );
 CREATE TABLE IF NOT EXISTS construction_decisions (
@@ -123,6 +127,7 @@ class Checkpoint:
             conn.execute("PRAGMA journal_mode = WAL")
             conn.execute("PRAGMA busy_timeout = 10000")
             conn.executescript(SCHEMA)
+            _upgrade(conn)
             self._conn = conn
 
     def close(self) -> None:
@@ -187,12 +192,12 @@ class Checkpoint:
                 (turn_id, source_key, batch.model_dump_json(), attempts, llm_calls, now),
             )
             conn.executemany(
-                "INSERT OR REPLACE INTO construction_entities VALUES (?, ?)",
-                [(e.entity_id, e.model_dump_json()) for e in entities],
+                "INSERT OR REPLACE INTO construction_entities VALUES (?, ?, ?)",
+                [(e.entity_id, e.model_dump_json(), e.scope) for e in entities],
             )
             conn.executemany(
-                "INSERT OR REPLACE INTO construction_properties VALUES (?, ?)",
-                [(p.name, p.model_dump_json()) for p in properties],
+                "INSERT OR REPLACE INTO construction_property_catalog VALUES (?, ?, ?)",
+                [(p.property_id, p.scope, p.model_dump_json()) for p in properties],
             )
             conn.executemany(
                 "INSERT INTO construction_decisions (turn_id, kind, mention, decision, chosen, "
@@ -241,11 +246,14 @@ class Checkpoint:
 
     # ---- resolution state and provenance ----
 
-    def load_catalogs(self) -> tuple[EntityCatalog, PropertyCatalog]:
+    def load_catalogs(self, scope: str = DEFAULT_SCOPE) -> tuple[EntityCatalog, PropertyCatalog]:
+        """The entities and properties resolution may choose from: ``scope``'s only."""
         entities, properties = EntityCatalog(), PropertyCatalog()
-        for (text,) in self.conn.execute("SELECT entity_json FROM construction_entities"):
+        sql = "SELECT entity_json FROM construction_entities WHERE scope = ?"
+        for (text,) in self.conn.execute(sql, (scope,)):
             entities.add(Entity.model_validate_json(text))
-        for (text,) in self.conn.execute("SELECT property_json FROM construction_properties"):
+        sql = "SELECT property_json FROM construction_property_catalog WHERE scope = ?"
+        for (text,) in self.conn.execute(sql, (scope,)):
             properties.add(Property.model_validate_json(text))
         return entities, properties
 
@@ -264,6 +272,44 @@ class Checkpoint:
             for row in self.conn.execute(sql + " ORDER BY decision_id", params)
         ]
 
+    # ---- erasure ----
+
+    def forget(self, erasure: Erasure) -> int:
+        """Delete every row built from what ``erasure`` erased: the turns' staged batches, raw
+        LLM output and decisions, the catalog entries of erased entities and properties, and
+        decisions that chose an erased entity. Returns the rows deleted."""
+        turns = erasure.erased_ids.get("turn", [])
+        entities = erasure.erased_ids.get("entity", [])
+        properties = erasure.erased_ids.get("property", [])
+        deletes = [
+            ("construction_turns", "turn_id", turns),
+            ("construction_decisions", "turn_id", turns),
+            ("construction_decisions", "chosen", entities),
+            ("construction_entities", "entity_id", entities),
+            ("construction_property_catalog", "property_id", properties),
+        ]
+        self.conn.execute("PRAGMA secure_delete = ON")
+        deleted = 0
+        with self._transaction() as conn:
+            for table, column, values in deletes:
+                for start in range(0, len(values), 500):
+                    chunk = values[start : start + 500]
+                    marks = ",".join("?" * len(chunk))
+                    # table and column come from the fixed list above
+                    sql = f"DELETE FROM {table} WHERE {column} IN ({marks})"
+                    deleted += conn.execute(sql, chunk).rowcount
+            if erasure.kind == "scope":
+                for table in ("construction_entities", "construction_property_catalog"):
+                    # the table names are the two fixed ones above
+                    sql = f"DELETE FROM {table} WHERE scope = ?"
+                    deleted += conn.execute(sql, (erasure.scope,)).rowcount
+        return deleted
+
+    def compact(self) -> None:
+        """Rewrite the file from its live rows and empty the WAL (no erased byte stays)."""
+        self.conn.execute("VACUUM")
+        self.conn.execute("PRAGMA wal_checkpoint(TRUNCATE)")
+
     # ---- runs ----
 
     def save_run(
@@ -280,6 +326,27 @@ class Checkpoint:
         # Within one second, rowid: a save replaces the row, so the run saved last is last.
         sql = "SELECT stats_json FROM construction_runs ORDER BY started_at, rowid"
         return [json.loads(row[0]) for row in self.conn.execute(sql)]
+
+
+def _upgrade(conn: sqlite3.Connection) -> None:
+    """Bring a checkpoint file from before scopes to today's tables (its rows: 'default')."""
+    entity_columns = {row[1] for row in conn.execute("PRAGMA table_info(construction_entities)")}
+    if "scope" not in entity_columns:
+        conn.execute(
+            "ALTER TABLE construction_entities ADD COLUMN scope TEXT NOT NULL DEFAULT 'default'"
+        )
+    old = conn.execute(
+        "SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'construction_properties'"
+    ).fetchone()
+    if old is not None:
+        conn.executescript(
+            "BEGIN IMMEDIATE;"
+            "INSERT OR IGNORE INTO construction_property_catalog "
+            "SELECT json_extract(property_json, '$.property_id'), 'default', property_json "
+            "FROM construction_properties;"
+            "DROP TABLE construction_properties;"
+            "COMMIT;"
+        )
 
 
 def _decision_row(d: DecisionRecord, now: str) -> tuple[Any, ...]:

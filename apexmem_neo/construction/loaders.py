@@ -72,6 +72,11 @@ class TurnInput(BaseModel):
     anchor: IsoTime
 
     @property
+    def scope(self) -> str:
+        """A conversation is its own scope: its entities, facts and turns belong to it."""
+        return self.conversation_id
+
+    @property
     def session_id(self) -> str:
         return session_id(self.conversation_id, self.session_seq)
 

@@ -50,7 +50,7 @@ from apexmem_neo.ontology import (
     Property,
     Role,
 )
-from apexmem_neo.ontology.ids import normalize_text
+from apexmem_neo.ontology.ids import DEFAULT_SCOPE, normalize_text
 from apexmem_neo.ontology.lexicon import canonical_property_name, common_property
 
 MERGE_THRESHOLD: Final = 0.75
@@ -81,6 +81,8 @@ class Resolver:
     runner: LLMRunner | None = None
     source: CandidateSource | None = None
     merge_threshold: float = MERGE_THRESHOLD
+    scope: str = DEFAULT_SCOPE
+    """New entities and properties belong to this scope (their ids hash it)."""
     changed_entities: dict[str, Entity] = field(default_factory=dict)
     changed_properties: dict[str, Property] = field(default_factory=dict)
     decisions: list[DecisionRecord] = field(default_factory=list)
@@ -100,7 +102,7 @@ class Resolver:
         )
 
     def _new_entity(self, name: str, kind: EntityType, role: Role) -> Entity:
-        entity = Entity(name=" ".join(name.split()), entity_type=kind, role=role)
+        entity = Entity(name=" ".join(name.split()), entity_type=kind, role=role, scope=self.scope)
         self.entities.add(entity)
         self.changed_entities[entity.entity_id] = self.entities.entities[entity.entity_id]
         return self.entities.entities[entity.entity_id]
@@ -233,7 +235,7 @@ class Resolver:
             return self._with_enum_value(self.properties.properties[chosen_name], fact)
         dtype = _new_property_dtype(snake, fact)
         enum_values = (str(fact.value).strip(),) if dtype == DType.ENUM else ()
-        prop = Property(name=snake, dtype=dtype, enum_values=enum_values)
+        prop = Property(name=snake, dtype=dtype, enum_values=enum_values, scope=self.scope)
         self.properties.add(prop)
         self.changed_properties[snake] = prop
         return prop
@@ -321,7 +323,7 @@ class TurnMerge:
 
     def build(self, extraction: ExtractedEvent | None) -> GraphBatch:
         item, turn = self.item, self.item.turn()
-        batch = GraphBatch(sessions=[item.session()], turns=[turn])
+        batch = GraphBatch(sessions=[item.session()], turns=[turn], scope=item.scope)
         if extraction is None or not turn.text.strip():
             return batch
         extraction = self._repair_jobs(extraction)

@@ -28,7 +28,6 @@ from typing import Any
 from pydantic import BaseModel, Field
 
 from apexmem_neo.construction.calls import CallResult, LLMRunner, UsageLedger
-from apexmem_neo.construction.candidates import CandidateSource
 from apexmem_neo.construction.checkpoint import Checkpoint
 from apexmem_neo.construction.dense import CatalogDenseSource
 from apexmem_neo.construction.loaders import TurnInput
@@ -124,22 +123,21 @@ class ConstructionPipeline:
         lm: Any,
         config: PipelineConfig | None = None,
         adapter: Any | None = None,
-        candidate_source: CandidateSource | None = None,
         on_turn: Callable[[TurnReport, RunStats], None] | None = None,
         embedder: Embedder | None = None,
         on_batch: Callable[[GraphBatch], None] | None = None,
     ) -> None:
-        """``candidate_source`` adds dense candidates to resolution; without one, an
-        ``embedder`` gives a ``CatalogDenseSource`` over the run's own catalogs.
-        ``on_batch`` sees every batch once the store has it (a search index follows them)."""
+        """An ``embedder`` adds dense candidates to resolution (a ``CatalogDenseSource`` over
+        each scope's catalogs). ``on_batch`` sees every batch once the store has it (a search
+        index follows them)."""
         self.store = store
         self.checkpoint = checkpoint
         self.config = config or PipelineConfig()
         self.ledger = UsageLedger()
         self.runner = LLMRunner(lm, adapter, self.config.max_attempts, ledger=self.ledger)
         self.extractor = ExtractEvent(demos=self.config.demos)
-        self.candidate_source = candidate_source
         self.embedder = embedder
+        self._resolvers: dict[str, Resolver] = {}
         self.on_turn = on_turn
         self.on_batch = on_batch
 
@@ -148,11 +146,7 @@ class ConstructionPipeline:
         self.ledger = self.runner.ledger = UsageLedger()  # per-run accounting
         stats = RunStats(run_id=uuid.uuid4().hex[:12], source=source, started_at=_now())
         stats.turns_total = len(turns)
-        entities, properties = self.checkpoint.load_catalogs()
-        dense = self.candidate_source
-        if dense is None and self.embedder is not None:
-            dense = CatalogDenseSource(self.embedder, entities, properties)
-        resolver = Resolver(entities, properties, self.runner, dense, self.config.merge_threshold)
+        self._resolvers = {}
         self._replay(stats)
         todo = self._todo(turns, stats)
         self.checkpoint.save_run(stats.run_id, source, stats.started_at, stats.model_dump(), False)
@@ -162,14 +156,26 @@ class ConstructionPipeline:
             while position < len(todo) or window:
                 while position < len(todo) and len(window) < 2 * self.config.concurrency:
                     index = todo[position]
-                    window.append((turns[index], self._submit(pool, turns, index, resolver)))
+                    window.append((turns[index], self._submit(pool, turns, index)))
                     position += 1
                 item, future = window.pop(0)
                 result = future.result() if future is not None else None
-                self._finish(item, result, resolver, stats, started)
+                self._finish(item, result, self._resolver(item.scope), stats, started)
         self._close_stats(stats, started)
         self.checkpoint.save_run(stats.run_id, source, stats.started_at, stats.model_dump(), True)
         return stats
+
+    def _resolver(self, scope: str) -> Resolver:
+        """The resolver of ``scope``: its own catalogs, so resolution never crosses scopes."""
+        if scope not in self._resolvers:
+            entities, properties = self.checkpoint.load_catalogs(scope)
+            dense = None
+            if self.embedder is not None:
+                dense = CatalogDenseSource(self.embedder, entities, properties)
+            self._resolvers[scope] = Resolver(
+                entities, properties, self.runner, dense, self.config.merge_threshold, scope=scope
+            )
+        return self._resolvers[scope]
 
     # ---- stages ----
 
@@ -198,7 +204,6 @@ class ConstructionPipeline:
         pool: ThreadPoolExecutor,
         turns: Sequence[TurnInput],
         index: int,
-        resolver: Resolver,
     ) -> Future[CallResult[ExtractedEvent]] | None:
         item = turns[index]
         if not item.text.strip():
@@ -208,7 +213,7 @@ class ConstructionPipeline:
             for t in turns[max(0, index - self.config.context_turns) : index]
             if t.session_id == item.session_id
         ]
-        known = offered_properties(resolver.properties.names())
+        known = offered_properties(self._resolver(item.scope).properties.names())
 
         def extract(config: dict[str, object]) -> ExtractedEvent:
             event: ExtractedEvent = self.extractor(

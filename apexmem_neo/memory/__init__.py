@@ -8,6 +8,7 @@ from apexmem_neo.memory.core import (
     NoSearchIndexError,
     UnknownEntityError,
 )
+from apexmem_neo.memory.forget import ForgetResult
 from apexmem_neo.memory.messages import InvalidInputError
 from apexmem_neo.memory.results import (
     AddedTurn,
@@ -22,6 +23,7 @@ __all__ = [
     "AddedTurn",
     "AsyncMemory",
     "EntityHistory",
+    "ForgetResult",
     "InvalidInputError",
     "Memory",
     "MemoryStats",

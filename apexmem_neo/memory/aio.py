@@ -16,6 +16,7 @@ from typing import Any, Self, TypeVar
 
 from apexmem_neo.agent import AgentResult, Mode
 from apexmem_neo.memory.core import Memory
+from apexmem_neo.memory.forget import ForgetResult
 from apexmem_neo.memory.messages import Message
 from apexmem_neo.memory.results import AddResult, EntityHistory, MemoryStats
 from apexmem_neo.ontology import Entity
@@ -106,6 +107,11 @@ class AsyncMemory:
         self, text: str, language: Language | None = None, *, scope: str, **options: Any
     ) -> QueryResult:
         return await _run(self.memory.query, text, language, scope=scope, **options)
+
+    async def forget(
+        self, *, scope: str, session: str | None = None, entity: str | None = None
+    ) -> ForgetResult:
+        return await _run(self.memory.forget, scope=scope, session=session, entity=entity)
 
     async def stats(self) -> MemoryStats:
         return await _run(self.memory.stats)

@@ -6,9 +6,10 @@ optional search index with its embedder, and an optional LM. Build one with
 ``Memory.sqlite(...)``, ``Memory.neo4j(...)`` or ``Memory.from_settings(...)`` (see
 ``apexmem_neo.memory.build``); use it as a context manager or call ``close()``.
 
-Every call names the ``scope`` (the user or agent) it is about. Turns that ``add`` stores
-belong to the conversation named by their scope; the wall that keeps one scope's entities,
-facts and queries from another's is the next step of the design (DESIGN.md, "The public API").
+Every call names the ``scope`` (the user or agent) it is about, and a scope is a wall:
+``add`` stores everything under its scope (entities resolve within it, so two users' "Mom"
+are two entities), and every read goes through one scope's view of the store, the search
+index and the query backend (``_view``), GraphQuery included.
 
 Threads: reads may run on several threads at once; writes (``add``, ``ingest_file``,
 ``index``) take one lock, so there is one writer at a time.
@@ -19,6 +20,7 @@ from __future__ import annotations
 import threading
 import time
 from collections.abc import Callable, Iterable, Sequence
+from dataclasses import dataclass
 from pathlib import Path
 from types import TracebackType
 from typing import Any, Self
@@ -34,6 +36,7 @@ from apexmem_neo.construction.pipeline import (
     TurnReport,
 )
 from apexmem_neo.errors import ApexMemError
+from apexmem_neo.memory.forget import ForgetResult, erasure_target, forget
 from apexmem_neo.memory.messages import (
     DEFAULT_SESSION,
     InvalidInputError,
@@ -50,11 +53,20 @@ from apexmem_neo.memory.results import (
     StoredFact,
     TurnStatus,
 )
+from apexmem_neo.memory.transfer import (
+    ExportResult,
+    ImportResult,
+    Target,
+    export_scope,
+    import_scope,
+)
+from apexmem_neo.memory.views import ScopedSearcher, scoped_backend
 from apexmem_neo.ontology import Entity, GraphBatch, ids
 from apexmem_neo.ontology.types import TimeLike, normalize_time
 from apexmem_neo.search import DocKind, HybridSearch, SearchFilters, SearchResults
 from apexmem_neo.search.protocol import SearchError
 from apexmem_neo.store.protocol import FactRecord, GraphStore
+from apexmem_neo.store.scoped import ScopedStore
 from apexmem_neo.tools.backend import Language, QueryBackend, QueryLimits, QueryResult
 
 Tool = Callable[..., str]
@@ -242,11 +254,17 @@ class Memory:
     def _store_plain(
         self, turns: list[TurnInput], scope: str | None
     ) -> tuple[AddResult, list[GraphBatch]]:
-        sessions = {t.session_id: t.session() for t in turns}
-        batch = GraphBatch(sessions=list(sessions.values()), turns=[t.turn() for t in turns])
-        self.store.write(batch)
+        batches = []
+        for each_scope in dict.fromkeys(t.scope for t in turns):
+            mine = [t for t in turns if t.scope == each_scope]
+            sessions = {t.session_id: t.session() for t in mine}
+            batch = GraphBatch(
+                sessions=list(sessions.values()), turns=[t.turn() for t in mine], scope=each_scope
+            )
+            self.store.write(batch)
+            batches.append(batch)
         added = [_added(t, "stored") for t in turns]
-        return AddResult(scope=scope, turns=added), [batch]
+        return AddResult(scope=scope, turns=added), batches
 
     def _extract(
         self,
@@ -352,6 +370,19 @@ class Memory:
             progress(written, written)
         return written
 
+    # ---- erasing ----
+
+    def forget(
+        self, *, scope: str, session: str | None = None, entity: str | None = None
+    ) -> ForgetResult:
+        """Erase ``scope`` (everything), one of its sessions (by name) or one entity (by name
+        or id) from the store, the search index, the checkpoint and the embedding cache. The
+        one exception to append-only; the store keeps a record of it without content."""
+        check_scope(scope)
+        with self._write_lock:
+            target = erasure_target(self, scope, session, entity)
+            return forget(self, target)
+
     # ---- reading ----
 
     def search(
@@ -365,8 +396,7 @@ class Memory:
         """Hybrid (dense + BM25) search: the top ``k`` entities, properties, events and turns
         (or only ``kinds``)."""
         check_scope(scope)
-        search = self._require_search()
-        self._ensure_search()
+        search = ScopedSearcher(self._require_search(), scope, self._ensure_search)
         chosen = tuple(DocKind(k_) for k_ in kinds) if kinds is not None else None
         return search.search(query, k, SearchFilters(kinds=chosen))
 
@@ -382,24 +412,38 @@ class Memory:
     ) -> AgentResult:
         """Answer ``question`` as of ``at`` (the question's own date; default now) with the
         agent; the result holds the answer, the quoted evidence turns and the trace."""
-        check_scope(scope)
-        lm = self._require_lm("answering questions")
-        chosen = config or self.agent_config
-        searcher = self._searcher()
-        tools = build_tools(self.store, self.backend, searcher, chosen.tools, language=language)
-        agent = MemoryAgent(lm, self.store, tools, self.backend, searcher, chosen)
+        agent = self.agent(scope=scope, config=config, language=language)
         return agent.ask(question, at if at is not None else _now(), mode)
+
+    def agent(
+        self,
+        *,
+        scope: str,
+        lm: Any = None,
+        config: AgentConfig | None = None,
+        language: Language | None = None,
+    ) -> MemoryAgent:
+        """The answering agent over ``scope`` (``lm`` default: the memory's own), for callers
+        that ask many questions with one configuration (the benchmarks)."""
+        view = self._view(scope)
+        model = lm if lm is not None else self._require_lm("answering questions")
+        chosen = config or self.agent_config
+        tools = build_tools(
+            view.store, view.backend, view.searcher, chosen.tools, language=language
+        )
+        return MemoryAgent(model, view.store, tools, view.backend, view.searcher, chosen)
 
     def entity(self, name: str, *, scope: str) -> Entity:
         """The entity with this id or name (exact, then the search's best match)."""
-        check_scope(scope)
-        found = self.store.get_entity(name) or next(iter(self.store.find_entities(name)), None)
-        if found is None and self._searcher() is not None:
+        view = self._view(scope)
+        store = view.store
+        found = store.get_entity(name) or next(iter(store.find_entities(name)), None)
+        if found is None and view.searcher is not None:
             from apexmem_neo.tools.entity_lookup import find_candidates
 
-            found = next(iter(find_candidates(self.store, name, 1, self._searcher())), None)
+            found = next(iter(find_candidates(store, name, 1, view.searcher)), None)
         if found is None:
-            raise UnknownEntityError(f"no entity named {name!r} in memory")
+            raise UnknownEntityError(f"no entity named {name!r} in scope {scope!r}")
         return found
 
     def history(self, entity: str, property: str, *, scope: str) -> EntityHistory:
@@ -431,38 +475,38 @@ class Memory:
     ) -> QueryResult:
         """One read-only query in ``language`` (default: the store's own, SQL on SQLite and
         Cypher on Neo4j); a refused or failed query raises ``ToolError``."""
-        check_scope(scope)
         limits = QueryLimits(max_rows=limit, timeout_s=timeout_s)
-        return self.backend.run(text, language or self.language, params or {}, limits)
+        backend = self._view(scope).backend
+        return backend.run(text, language or self.language, params or {}, limits)
 
     @property
     def language(self) -> Language:
         """The store's own query language."""
         return self.backend.native_language
 
-    def schema(self, examples: bool = False, guide: bool = False) -> str:
-        """SchemaViewer as markdown: tables or labels, relationships, indexes and counts, with
-        the temporal query examples and the which-tool guide if asked."""
+    def schema(self, examples: bool = False, guide: bool = False, *, scope: str) -> str:
+        """SchemaViewer as markdown: tables or labels, relationships, indexes and the scope's
+        counts, with the temporal query examples and the which-tool guide if asked."""
         from apexmem_neo.tools.schema_viewer import view_schema
 
-        return view_schema(self.backend, examples, guide)
+        return view_schema(self._view(scope).backend, examples, guide)
 
     def lookup(self, name: str, k: int = 3, *, scope: str) -> str:
         """EntityLookup as markdown: up to ``k`` entities matching ``name`` with their latest
         values, anchors and facts (by name; by search only when no name matches)."""
-        check_scope(scope)
+        view = self._view(scope)
         from apexmem_neo.tools.entity_lookup import find_candidates, lookup_entities
 
-        named = find_candidates(self.store, name, 1)
-        return lookup_entities(self.store, name, k, None if named else self._searcher())
+        named = find_candidates(view.store, name, 1)
+        return lookup_entities(view.store, name, k, None if named else view.searcher)
 
     def tools(self, *, scope: str, names: Iterable[str] | None = None) -> dict[str, Tool]:
         """The agent's tools over this memory (SchemaViewer, EntityLookup, GraphQuery, Search,
         Timeline), as callables returning markdown."""
-        check_scope(scope)
+        view = self._view(scope)
         from apexmem_neo.agent.models import ALL_TOOL_NAMES
 
-        return build_tools(self.store, self.backend, self._searcher(), names or ALL_TOOL_NAMES)
+        return build_tools(view.store, view.backend, view.searcher, names or ALL_TOOL_NAMES)
 
     def stats(self) -> MemoryStats:
         documents = None
@@ -502,11 +546,37 @@ class Memory:
             self.search_index.create()
             self._search_ready = True
 
-    def _searcher(self) -> HybridSearch | None:
-        if self.search_index is None:
-            return None
-        self._ensure_search()
-        return self.search_index
+    def _view(self, scope: str) -> _ScopeView:
+        """What tools and the agent may read in ``scope``: scoped store, backend, searcher."""
+        check_scope(scope)
+        index = self.search_index
+        return _ScopeView(
+            store=ScopedStore(self.store, scope),
+            backend=scoped_backend(self.backend, scope),
+            searcher=None if index is None else ScopedSearcher(index, scope, self._ensure_search),
+        )
+
+    # ---- export and import (apexmem_neo.memory.transfer) ----
+
+    def export(self, out: Target, *, scope: str) -> ExportResult:
+        """Write every row of ``scope`` to ``out`` (a path or an open text file) as JSON Lines
+        of graph batches, a backup that ``import_file`` reads into any store."""
+        return export_scope(self, out, scope)
+
+    def import_file(
+        self, source: Target, *, scope: str | None = None, index: bool = True
+    ) -> ImportResult:
+        """Read an ``export`` back into its scope (``scope``, if given, must be that one) and
+        index it for search; importing it again adds nothing."""
+        with self._write_lock:
+            return import_scope(self, source, scope, index=index)
+
+
+@dataclass(frozen=True)
+class _ScopeView:
+    store: ScopedStore
+    backend: QueryBackend
+    searcher: ScopedSearcher | None
 
 
 def _now() -> str:

@@ -21,6 +21,9 @@ import unicodedata
 from functools import lru_cache
 from typing import Final
 
+DEFAULT_SCOPE: Final = "default"
+"""The scope of stores written before scopes; its entity and property ids hash no scope, so
+those stores keep their ids."""
 OLD_PREFIXES: Final[dict[str, str]] = {"property": "prop", "fact": "fact"}
 """The prefixes of stores written before the short ids; migrations rewrite them."""
 PREFIXES: Final[dict[str, str]] = {
@@ -72,13 +75,24 @@ def turn_id(session: str, seq: int, speaker: str, text: str) -> str:
     return content_id("turn", session, seq, normalize_text(speaker), normalize_text(text))
 
 
-def entity_id(entity_type: str, name: str) -> str:
-    return content_id("entity", entity_type, normalize_text(name))
+def entity_id(entity_type: str, name: str, scope: str = DEFAULT_SCOPE) -> str:
+    """Two scopes' "Mom" are two entities: the id hashes the scope (but not the default's)."""
+    if scope == DEFAULT_SCOPE:
+        return content_id("entity", entity_type, normalize_text(name))
+    return content_id("entity", scope, entity_type, normalize_text(name))
 
 
 @lru_cache(maxsize=4096)
-def property_id(name: str) -> str:
-    return content_id("property", name)
+def property_id(name: str, scope: str = DEFAULT_SCOPE) -> str:
+    if scope == DEFAULT_SCOPE:
+        return content_id("property", name)
+    return content_id("property", scope, name)
+
+
+@lru_cache(maxsize=1024)
+def scope_label(scope: str) -> str:
+    """The Neo4j label every node of ``scope`` carries: hex, so it never needs quoting."""
+    return "Scope_" + hashlib.sha256(scope.encode("utf-8")).hexdigest()[:20]
 
 
 def event_id(turn: str | None, event_type: str, anchor_datetime: str, location: str | None) -> str:

@@ -77,7 +77,7 @@ class Turn(OntologyModel):
 
 
 class Entity(OntologyModel):
-    """e = (name, type, role, id); the id hashes the type and the normalised name."""
+    """e = (name, type, role, id); the id hashes the scope, the type and the normalised name."""
 
     name: str = NonEmpty
     entity_type: EntityType = Field(validation_alias=AliasChoices("entity_type", "type"))
@@ -85,12 +85,13 @@ class Entity(OntologyModel):
     aliases: tuple[str, ...] = ()
     description: str = ""
     recorded_at: IsoTime | None = None
+    scope: str = ids.DEFAULT_SCOPE
     entity_id: str = ""
 
     @model_validator(mode="after")
     def _fill_id(self) -> Self:
         if not self.entity_id:
-            self.entity_id = ids.entity_id(self.entity_type.value, self.name)
+            self.entity_id = ids.entity_id(self.entity_type.value, self.name, self.scope)
         return self
 
     @property
@@ -106,6 +107,7 @@ class Property(OntologyModel):
     enum_values: tuple[str, ...] = Field(default=(), validate_default=True)
     description: str = ""
     recorded_at: IsoTime | None = None
+    scope: str = ids.DEFAULT_SCOPE
     property_id: str = ""
 
     @field_validator("name")
@@ -121,7 +123,7 @@ class Property(OntologyModel):
     @model_validator(mode="after")
     def _fill_id(self) -> Self:
         if not self.property_id:
-            self.property_id = ids.property_id(self.name)
+            self.property_id = ids.property_id(self.name, self.scope)
         self.property_id = ids.upgraded_id("property", self.property_id)
         return self
 
@@ -267,8 +269,8 @@ class Fact(OntologyModel):
         self.fact_id = ids.upgraded_id("fact", self.fact_id)
         return self
 
-    def property_id(self) -> str:
-        return ids.property_id(self.property)
+    def property_id(self, scope: str = ids.DEFAULT_SCOPE) -> str:
+        return ids.property_id(self.property, scope)
 
 
 def _check_enum_values(values: tuple[str, ...], info: ValidationInfo) -> tuple[str, ...]:
@@ -356,6 +358,8 @@ def _is_url(value: str) -> bool:
 class GraphBatch(OntologyModel):
     """Everything one write adds; a store commits a batch whole or not at all.
 
+    Every row of a batch belongs to its ``scope``: the entities and properties it defines must
+    name that scope (their ids hash it), and the stores stamp it on every row and node.
     Facts whose property is not listed get a ``Property`` derived from the fact (name, dtype,
     enum values). ``recorded_at`` is the default for rows that do not carry their own; when
     both are missing, the store's clock supplies it at write time.
@@ -370,6 +374,7 @@ class GraphBatch(OntologyModel):
     participants: list[EventParticipant] = []
     facts: list[Fact] = []
     recorded_at: IsoTime | None = None
+    scope: str = ids.DEFAULT_SCOPE
 
     @model_validator(mode="after")
     def _derive_properties(self) -> Self:
@@ -378,7 +383,23 @@ class GraphBatch(OntologyModel):
             if fact.property not in known:
                 known.add(fact.property)
                 self.properties.append(
-                    Property(name=fact.property, dtype=fact.dtype, enum_values=fact.enum_values)
+                    Property(
+                        name=fact.property,
+                        dtype=fact.dtype,
+                        enum_values=fact.enum_values,
+                        scope=self.scope,
+                    )
+                )
+        return self
+
+    @model_validator(mode="after")
+    def _one_scope(self) -> Self:
+        rows: list[Entity | Property] = [*self.entities, *self.properties]
+        for row in rows:
+            if row.scope != self.scope:
+                raise ValueError(
+                    f"{type(row).__name__} {row.name!r} belongs to scope {row.scope!r}, "
+                    f"not to the batch's scope {self.scope!r}"
                 )
         return self
 

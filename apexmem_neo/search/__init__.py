@@ -11,9 +11,11 @@ from apexmem_neo.search.protocol import (
     Embedder,
     EmbedderMismatchError,
     EmptyQueryError,
+    MissingScopeError,
     SearchError,
     SearchFilters,
     SearchIndex,
+    UnscopedIndexError,
 )
 
 __all__ = [
@@ -23,6 +25,7 @@ __all__ = [
     "EmbedderMismatchError",
     "EmptyQueryError",
     "HybridSearch",
+    "MissingScopeError",
     "QueryTruncatedWarning",
     "SearchConfig",
     "SearchDocument",
@@ -31,6 +34,7 @@ __all__ = [
     "SearchHit",
     "SearchIndex",
     "SearchResults",
+    "UnscopedIndexError",
     "documents_from_batch",
     "preset",
 ]

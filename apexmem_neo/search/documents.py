@@ -2,7 +2,8 @@
 
 A document has a ``text`` (what it says) and a ``context`` (the text plus what surrounds it:
 neighbouring turns for a turn, the latest facts for an entity). Both are searched lexically
-and densely; the search config chooses which channels count.
+and densely; the search config chooses which channels count. Every document names the
+``scope`` (user or agent) its graph rows belong to, and a search sees one scope only.
 """
 
 from __future__ import annotations
@@ -41,12 +42,16 @@ the LOCOMO dev conversations from 0.757 to 0.782 with MiniLM; three added about 
 
 
 class SearchDocument(BaseModel):
-    """One indexed document. ``doc_id`` is ``"<kind>:<graph_id>"``, so re-indexing replaces."""
+    """One indexed document. ``doc_id`` is ``"<kind>:<graph_id>"``, so re-indexing replaces;
+    it is unique across scopes because graph ids are (entity and property ids hash the scope,
+    the others hash the conversation or turn, which belong to one scope)."""
 
     model_config = ConfigDict(frozen=True, extra="forbid")
 
     kind: DocKind
     graph_id: str = Field(min_length=1)
+    # The scope of the graph rows the document came from; required, so no builder forgets it.
+    scope: str = Field(min_length=1)
     text: str = Field(min_length=1)
     context: str = ""
     title: str = ""
@@ -71,6 +76,14 @@ class SearchDocument(BaseModel):
     def context_text(self) -> str:
         """The context, or the text itself when the document has no context."""
         return self.context or self.indexed_text
+
+
+def doc_ids_of(graph_ids: Iterable[str]) -> list[str]:
+    """Every ``doc_id`` a document of these graph ids can have (one per kind): what a backend
+    looks up to find a graph node's documents by its unique doc_id key."""
+    if isinstance(graph_ids, str):  # a lone id would be read as its characters
+        raise TypeError(f"graph ids come as a collection, not one string: [{graph_ids!r}]")
+    return [f"{kind.value}:{graph_id}" for graph_id in graph_ids for kind in ALL_KINDS]
 
 
 def human_date(iso: str | None) -> str:
@@ -98,9 +111,11 @@ def turn_documents(
     captions: Mapping[str, str] | None = None,
     window: int = DEFAULT_WINDOW,
     after: int | None = None,
+    *,
+    scope: str,
 ) -> list[SearchDocument]:
-    """One document per turn; the context holds ``window`` turns before it and ``after``
-    turns after it (default: ``window``) within its session."""
+    """One document per turn of ``scope`` (the turns' own); the context holds ``window``
+    turns before it and ``after`` turns after it (default: ``window``) within its session."""
     after = window if after is None else after
     captions = captions or {}
     by_session = {s.session_id: s for s in sessions}
@@ -121,6 +136,7 @@ def turn_documents(
             SearchDocument(
                 kind=DocKind.TURN,
                 graph_id=turn.turn_id,
+                scope=scope,
                 text=lines[i],
                 date_words=date,
                 context=" ".join(lines[lo : hi + 1]),
@@ -147,6 +163,7 @@ def entity_document(entity: Entity, facts: Sequence[Fact] = ()) -> SearchDocumen
     return SearchDocument(
         kind=DocKind.ENTITY,
         graph_id=entity.entity_id,
+        scope=entity.scope,
         title=entity.name,
         text=text,
         context=f"{text}. {summary}" if summary else "",
@@ -162,11 +179,15 @@ def property_document(prop: Property) -> SearchDocument:
     if prop.enum_values:
         text += f"; one of {', '.join(prop.enum_values)}"
     return SearchDocument(
-        kind=DocKind.PROPERTY, graph_id=prop.property_id, title=prop.name, text=text
+        kind=DocKind.PROPERTY,
+        graph_id=prop.property_id,
+        scope=prop.scope,
+        title=prop.name,
+        text=text,
     )
 
 
-def event_document(event: Event, evidence: Evidence | None = None) -> SearchDocument:
+def event_document(event: Event, evidence: Evidence | None = None, *, scope: str) -> SearchDocument:
     """An event's type, location and anchor date, with the evidence text that asserted it."""
     date = human_date(event.anchor_datetime)
     text = event.event_type.replace("_", " ")
@@ -178,18 +199,22 @@ def event_document(event: Event, evidence: Evidence | None = None) -> SearchDocu
     return SearchDocument(
         kind=DocKind.EVENT,
         graph_id=event.event_id,
+        scope=scope,
         title=event.event_type,
         text=text,
         time=event.anchor_datetime,
     )
 
 
-def evidence_document(evidence: Evidence, anchor: str | None = None) -> SearchDocument:
+def evidence_document(
+    evidence: Evidence, anchor: str | None = None, *, scope: str
+) -> SearchDocument:
     """Evidence on its own (the events/evidence group), dated by its turn's anchor."""
     date = human_date(anchor)
     return SearchDocument(
         kind=DocKind.EVENT,
         graph_id=evidence.evidence_id,
+        scope=scope,
         text=evidence.text,
         date_words=date,
         time=anchor,
@@ -197,22 +222,29 @@ def evidence_document(evidence: Evidence, anchor: str | None = None) -> SearchDo
 
 
 def documents_from_batch(batch: GraphBatch, window: int = DEFAULT_WINDOW) -> list[SearchDocument]:
-    """Every search document a graph batch yields: turns, entities, properties, events, evidence.
+    """Every search document a graph batch yields: turns, entities, properties, events, evidence,
+    all in the batch's scope.
 
     Events embed the text of the evidence they cite; evidence that no event cites gets its own
     document. Re-running on the same batch yields the same documents (same ids).
     """
+    docs = turn_documents(batch.turns, batch.sessions, window=window, scope=batch.scope)
+    docs += [entity_document(e, batch.facts) for e in batch.entities]
+    return docs + event_documents(batch)
+
+
+def event_documents(batch: GraphBatch) -> list[SearchDocument]:
+    """The property, event and uncited evidence documents of a batch (its scope's)."""
     anchors = {t.turn_id: t.anchor_datetime for t in batch.turns}
     evidence = {e.evidence_id: e for e in batch.evidence}
-    docs = turn_documents(batch.turns, batch.sessions, window=window)
-    docs += [entity_document(e, batch.facts) for e in batch.entities]
-    docs += [property_document(p) for p in batch.properties]
+    docs = [property_document(p) for p in batch.properties]
     cited: set[str] = set()
     for event in batch.events:
-        ev = evidence.get(event.evidence_id or "")
         cited.add(event.evidence_id or "")
-        docs.append(event_document(event, ev))
-    for ev in batch.evidence:
-        if ev.evidence_id not in cited:
-            docs.append(evidence_document(ev, anchors.get(ev.turn_id or "")))
+        docs.append(event_document(event, evidence.get(event.evidence_id or ""), scope=batch.scope))
+    docs += [
+        evidence_document(ev, anchors.get(ev.turn_id or ""), scope=batch.scope)
+        for ev in batch.evidence
+        if ev.evidence_id not in cited
+    ]
     return docs

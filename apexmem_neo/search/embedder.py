@@ -7,7 +7,7 @@ import hashlib
 import os
 import sqlite3
 import threading
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -15,6 +15,7 @@ import numpy as np
 
 from apexmem_neo.search.packaged_models import MPNET, EmbedderError, resolve_model
 from apexmem_neo.search.protocol import Embedder
+from apexmem_neo.search.sqlite_erase import connect, truncate_wal
 from apexmem_neo.settings import default_models_dir
 
 DEFAULT_MODEL = MPNET.name
@@ -240,7 +241,9 @@ def _is_litellm_model(spec: str) -> bool:
 class CachedEmbedder:
     """Wraps an embedder with an SQLite cache keyed by (model name, sha256 of the text).
 
-    Re-indexing the same documents then costs lookups, not model calls.
+    Re-indexing the same documents then costs lookups, not model calls. The cache holds no
+    text, but a vector is derived from one: ``forget`` erases the vectors of given texts
+    (a memory's erased documents), leaving no copy in the file or its write-ahead log.
     """
 
     def __init__(self, inner: Embedder, path: Path | str) -> None:
@@ -270,7 +273,7 @@ class CachedEmbedder:
     def _db(self) -> sqlite3.Connection:
         if self._conn is None:
             self._path.parent.mkdir(parents=True, exist_ok=True)
-            self._conn = sqlite3.connect(self._path, check_same_thread=False)
+            self._conn = connect(self._path)
             self._conn.execute(
                 "CREATE TABLE IF NOT EXISTS embeddings (model TEXT NOT NULL, "
                 "text_hash TEXT NOT NULL, vector BLOB NOT NULL, PRIMARY KEY (model, text_hash))"
@@ -278,7 +281,7 @@ class CachedEmbedder:
         return self._conn
 
     def embed(self, texts: Sequence[str]) -> list[list[float]]:
-        keys = [hashlib.sha256(t.encode("utf-8")).hexdigest() for t in texts]
+        keys = [_text_key(t) for t in texts]
         with self._lock:
             found = self._lookup(sorted(set(keys)))
             missing = list(dict.fromkeys(k for k in keys if k not in found))
@@ -308,7 +311,31 @@ class CachedEmbedder:
                 found[key] = np.frombuffer(blob, dtype=np.float32).tolist()
         return found
 
+    def forget(self, texts: Iterable[str]) -> int:
+        """Delete this model's cached vectors of ``texts``; how many were deleted. The freed
+        bytes are zeroed and the write-ahead log, if the file has one, is truncated."""
+        keys = sorted({_text_key(t) for t in texts})
+        with self._lock:
+            if self._conn is None and not self._path.is_file():
+                return 0  # nothing was ever cached
+            db, deleted = self._db(), 0
+            with db:
+                for start in range(0, len(keys), 500):
+                    chunk = keys[start : start + 500]
+                    marks = ",".join("?" * len(chunk))
+                    deleted += db.execute(
+                        f"DELETE FROM embeddings WHERE model = ? AND text_hash IN ({marks})",
+                        [self.name, *chunk],
+                    ).rowcount
+            truncate_wal(db, f"embedding cache {self._path}")
+        return deleted
+
     def close(self) -> None:
         if self._conn is not None:
             self._conn.close()
             self._conn = None
+
+
+def _text_key(text: str) -> str:
+    """A text's key in the cache: the sha256 of its UTF-8 bytes (the cache never holds text)."""
+    return hashlib.sha256(text.encode("utf-8")).hexdigest()

@@ -1,10 +1,15 @@
-"""Hybrid search over any SearchIndex: analyse, embed, ask each channel, fuse, group by kind."""
+"""Hybrid search over any SearchIndex: analyse, embed, ask each channel, fuse, group by kind.
+
+Every search runs inside one scope: ``filters.scope`` is required (``MissingScopeError``
+otherwise), every backend applies it in every channel, and hits are checked against it once
+more before they are returned.
+"""
 
 from __future__ import annotations
 
 import warnings
 from collections import OrderedDict
-from collections.abc import Iterator, Sequence
+from collections.abc import Collection, Iterator, Sequence
 
 import numpy as np
 from pydantic import BaseModel, ConfigDict
@@ -16,8 +21,10 @@ from apexmem_neo.search.protocol import (
     ChannelRequest,
     Embedder,
     EmptyQueryError,
+    ForgetfulEmbedder,
     Hit,
     IndexedDocument,
+    MissingScopeError,
     SearchFilters,
     SearchIndex,
 )
@@ -95,8 +102,7 @@ class HybridSearch:
 
     def prepare(self, docs: Sequence[SearchDocument]) -> list[IndexedDocument]:
         """Documents with analysed terms and vectors, as a backend stores them."""
-        texts = [d.indexed_text for d in docs] + [d.context_text for d in docs]
-        unique = list(dict.fromkeys(texts))
+        unique = list(dict.fromkeys(embedded_texts(docs)))
         vectors = dict(zip(unique, self.embedder.embed(unique), strict=True))
         return [
             IndexedDocument(
@@ -109,26 +115,39 @@ class HybridSearch:
             for d in docs
         ]
 
+    def forget(self, scope: str, graph_ids: Collection[str] | None = None) -> list[SearchDocument]:
+        """Erase the scope's documents of ``graph_ids`` (every document of the scope when None)
+        from the index, and their vectors from the embedder's cache when it keeps one; the
+        erased documents. Recent query vectors are dropped too: a query may quote them."""
+        erased = self.index.delete_documents(scope, graph_ids)
+        if isinstance(self.embedder, ForgetfulEmbedder):
+            self.embedder.forget(embedded_texts(erased))
+        self._query_vectors.clear()
+        return erased
+
     def rank(
         self, query: str, k: int = 10, filters: SearchFilters | None = None
     ) -> list[SearchHit]:
-        """One fused ranking of the documents ``filters`` admits."""
-        filters = filters or SearchFilters()
+        """One fused ranking of the documents ``filters`` admits; ``filters.scope`` is
+        required (``MissingScopeError`` otherwise)."""
+        filters, scope = _scoped(filters)
         requests = self._requests(query, [filters])
         lists = self.index.retrieve(requests)
-        (hits,) = self._fuse_groups(query, lists, 1, k)
+        (hits,) = self._fuse_groups(query, lists, 1, k, scope)
         return hits
 
     def search(
         self, query: str, k: int = 10, filters: SearchFilters | None = None
     ) -> SearchResults:
-        """Top ``k`` of each kind (entities, properties, events/evidence, turns)."""
-        filters = filters or SearchFilters()
+        """Top ``k`` of each kind (entities, properties, events/evidence, turns) of one scope:
+        ``filters.scope`` is required (``MissingScopeError`` otherwise)."""
+        filters, scope = _scoped(filters)
         kinds = filters.kinds or ALL_KINDS
         requests = self._requests(query, [filters.with_kind(kind) for kind in kinds])
         lists = self.index.retrieve(requests)
         results = SearchResults(query=query)
-        for kind, hits in zip(kinds, self._fuse_groups(query, lists, len(kinds), k), strict=True):
+        fused = self._fuse_groups(query, lists, len(kinds), k, scope)
+        for kind, hits in zip(kinds, fused, strict=True):
             results.group(kind).extend(hits)
         return results
 
@@ -178,12 +197,14 @@ class HybridSearch:
         return self.embedder.truncate(query)
 
     def _fuse_groups(
-        self, query: str, lists: Sequence[Sequence[Hit]], groups: int, k: int
+        self, query: str, lists: Sequence[Sequence[Hit]], groups: int, k: int, scope: str
     ) -> list[list[SearchHit]]:
-        """Fuse each group's channel lists; one ``get`` fetches every group's documents."""
+        """Fuse each group's channel lists; one ``get`` fetches every group's documents.
+        A document of another scope is dropped even if a backend let it through."""
         per_group = len(self.config.channels)
         fused = [self._fuse(lists[i * per_group : (i + 1) * per_group], k) for i in range(groups)]
         docs = self.index.get([h.doc_id for group in fused for h in group])
+        docs = {doc_id: doc for doc_id, doc in docs.items() if doc.scope == scope}
         out: list[list[SearchHit]] = []
         for group in fused:
             hits = [_hit(docs[h.doc_id], h.score) for h in group if h.doc_id in docs]
@@ -200,6 +221,19 @@ class HybridSearch:
             fused = fusion.weighted(lists, weights)
         # Keep a margin beyond k so the speaker boost can lift a hit from just below the cut.
         return fused[: max(2 * k, 20)]
+
+
+def embedded_texts(docs: Sequence[SearchDocument]) -> list[str]:
+    """The texts ``prepare`` embeds for ``docs``, exactly as given to the embedder (its cache
+    keys them so): every text channel's ``indexed_text``, then every ``context_text``."""
+    return [d.indexed_text for d in docs] + [d.context_text for d in docs]
+
+
+def _scoped(filters: SearchFilters | None) -> tuple[SearchFilters, str]:
+    """The filters of a search and the scope it runs in; a search without one is refused."""
+    if filters is None or filters.scope is None:
+        raise MissingScopeError()
+    return filters, filters.scope
 
 
 def _hit(doc: SearchDocument, score: float) -> SearchHit:

@@ -9,13 +9,13 @@ once, so code outside a backend never asks which backend it runs on.
 from __future__ import annotations
 
 import dataclasses
-from collections.abc import Iterable, Sequence
+from collections.abc import Collection, Iterable, Sequence
 from dataclasses import dataclass
 from typing import Protocol, TypeAlias, runtime_checkable
 
 import numpy as np
 import numpy.typing as npt
-from pydantic import BaseModel, ConfigDict
+from pydantic import BaseModel, ConfigDict, Field
 
 from apexmem_neo.errors import ApexMemError
 from apexmem_neo.search.config import DocField, Method
@@ -33,6 +33,16 @@ class EmptyQueryError(SearchError, ValueError):
 
     def __init__(self) -> None:
         super().__init__("search query is empty (or only whitespace); give some words to search")
+
+
+class MissingScopeError(SearchError, ValueError):
+    """A search named no scope: it would see every user's documents."""
+
+    def __init__(self) -> None:
+        super().__init__(
+            "search needs a scope (a search sees one scope only): pass "
+            "filters=SearchFilters(scope=...)"
+        )
 
 
 REBUILD_COMMAND = "apexmem index --rebuild"
@@ -76,6 +86,17 @@ def reconcile_embedder(
     return bool(name) and not stored_name
 
 
+class UnscopedIndexError(SearchError):
+    """The index was built before scopes: its documents name no scope, so no search could
+    keep one scope's documents from another's."""
+
+    def __init__(self, where: str, rebuild: str = REBUILD_COMMAND) -> None:
+        super().__init__(
+            f"search index {where} was built before scopes (its documents name no scope); "
+            f"rebuild it with `{rebuild}`"
+        )
+
+
 @dataclass(frozen=True, slots=True)
 class Hit:
     """One ranked document id with its score (higher is better)."""
@@ -88,10 +109,12 @@ class SearchFilters(BaseModel):
     """Restrictions every channel applies. ``None`` means no restriction on that field.
 
     The time range is closed, ISO strings compared as strings (the store's convention).
+    ``scope`` is a wall, not a preference: ``HybridSearch`` refuses a search without one.
     """
 
     model_config = ConfigDict(frozen=True, extra="forbid")
 
+    scope: str | None = Field(default=None, min_length=1)
     kinds: tuple[DocKind, ...] | None = None
     conversation_ids: tuple[str, ...] | None = None
     session_ids: tuple[str, ...] | None = None
@@ -105,6 +128,7 @@ class SearchFilters(BaseModel):
     def admits(self, doc: SearchDocument) -> bool:
         """The reference semantics that every backend's filter translation implements."""
         checks = (
+            self.scope is None or doc.scope == self.scope,
             self.kinds is None or doc.kind in self.kinds,
             self.conversation_ids is None or doc.conversation_id in self.conversation_ids,
             self.session_ids is None or doc.session_id in self.session_ids,
@@ -133,6 +157,7 @@ class IndexedDocument:
         """What a search server stores beside the vectors: the filter fields and the terms."""
         doc = self.doc
         return {
+            "scope": doc.scope,
             "kind": doc.kind.value,
             "conversation_id": doc.conversation_id,
             "session_id": doc.session_id,
@@ -177,10 +202,20 @@ class SearchIndex(Protocol):
     ``reconcile_embedder``). ``embedder_info`` is that record, None before ``create()``;
     ``drop()`` removes it with the documents. ``upsert`` replaces documents by ``doc_id``
     (re-indexing is idempotent); it may be given a stream, and what it wrote is searchable
-    when it returns. ``retrieve`` answers each request with at most ``k`` hits, best first.
+    when it returns. ``retrieve`` answers each request with at most ``k`` hits, best first,
+    among the documents its filters admit; a scope filter holds in every channel and still
+    yields ``k`` hits of the scope when other scopes hold most documents. ``create()`` on an
+    index written before scopes migrates its documents to the scope ``default`` or raises
+    ``UnscopedIndexError`` naming the rebuild command.
     ``optimize`` readies an index that was just bulk-loaded for fast reads (Elasticsearch:
     force-merge to one segment, so each kNN request walks one HNSW graph per kind instead of
     one per segment); it may take minutes on a large index and changes no result.
+    ``delete_documents`` erases a scope's documents whose ``graph_id`` is in ``graph_ids``
+    (every document of the scope when None) and returns them as they were stored, text and
+    context included, so the caller can purge what else was derived from them (cached
+    vectors). Erased means removed from what the backend stores, not only hidden from
+    results (each backend's docstring says how far its storage allows); no search finds them
+    when it returns. A scope or an id with no documents erases nothing and returns ``[]``.
     """
 
     def create(self, dimensions: int, embedder: str = "") -> None: ...
@@ -194,6 +229,10 @@ class SearchIndex(Protocol):
     def get(self, doc_ids: Sequence[str]) -> dict[str, SearchDocument]: ...
 
     def optimize(self) -> None: ...
+
+    def delete_documents(
+        self, scope: str, graph_ids: Collection[str] | None = None
+    ) -> list[SearchDocument]: ...
 
     def count(self) -> int: ...
 
@@ -220,3 +259,12 @@ class Embedder(Protocol):
     def count_tokens(self, text: str) -> int: ...
 
     def truncate(self, text: str) -> str: ...
+
+
+@runtime_checkable
+class ForgetfulEmbedder(Embedder, Protocol):
+    """An embedder that keeps what it computed (an on-disk cache of vectors) and can erase the
+    entries of given texts: ``forget`` returns how many it deleted. ``HybridSearch.forget``
+    calls it with the texts of the documents it erases."""
+
+    def forget(self, texts: Iterable[str]) -> int: ...

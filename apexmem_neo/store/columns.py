@@ -32,7 +32,7 @@ from apexmem_neo.ontology.ids import property_id
 from apexmem_neo.store.protocol import FactRecord
 
 COLUMNS: Final[dict[str, tuple[str, ...]]] = {
-    "sessions": ("session_id", "conversation_id", "seq", "started_at", "recorded_at"),
+    "sessions": ("session_id", "conversation_id", "seq", "started_at", "recorded_at", "scope"),
     "turns": (
         "turn_id",
         "session_id",
@@ -42,6 +42,7 @@ COLUMNS: Final[dict[str, tuple[str, ...]]] = {
         "text",
         "anchor_datetime",
         "recorded_at",
+        "scope",
     ),
     "entities": (
         "entity_id",
@@ -52,6 +53,7 @@ COLUMNS: Final[dict[str, tuple[str, ...]]] = {
         "aliases_json",
         "description",
         "recorded_at",
+        "scope",
     ),
     "properties": (
         "property_id",
@@ -60,8 +62,17 @@ COLUMNS: Final[dict[str, tuple[str, ...]]] = {
         "enum_values_json",
         "description",
         "recorded_at",
+        "scope",
     ),
-    "evidence": ("evidence_id", "turn_id", "text", "span_start", "span_end", "recorded_at"),
+    "evidence": (
+        "evidence_id",
+        "turn_id",
+        "text",
+        "span_start",
+        "span_end",
+        "recorded_at",
+        "scope",
+    ),
     "events": (
         "event_id",
         "event_type",
@@ -70,8 +81,9 @@ COLUMNS: Final[dict[str, tuple[str, ...]]] = {
         "turn_id",
         "evidence_id",
         "recorded_at",
+        "scope",
     ),
-    "event_participants": ("event_id", "entity_id", "role", "recorded_at"),
+    "event_participants": ("event_id", "entity_id", "role", "recorded_at", "scope"),
     "facts": (
         "fact_id",
         "entity_id",
@@ -85,9 +97,11 @@ COLUMNS: Final[dict[str, tuple[str, ...]]] = {
         "event_id",
         "evidence_id",
         "recorded_at",
+        "scope",
     ),
 }
-"""Column names per table, in SQL order; also the Neo4j node / relationship properties."""
+"""Column names per table, in SQL order; also the Neo4j node / relationship properties.
+Every row ends with the scope it belongs to (``GraphBatch.scope``)."""
 
 PRIMARY_KEYS: Final[dict[str, tuple[str, ...]]] = {
     "sessions": ("session_id",),
@@ -109,11 +123,11 @@ _ENUM_VALUES: Final[dict[object, str]] = {
 """Enum member -> its value, a dict lookup (``member.value`` goes through a descriptor)."""
 
 
-def session_values(s: Session, default: str) -> Values:
-    return (s.session_id, s.conversation_id, s.seq, s.started_at, s.recorded_at or default)
+def session_values(s: Session, default: str, scope: str) -> Values:
+    return (s.session_id, s.conversation_id, s.seq, s.started_at, s.recorded_at or default, scope)
 
 
-def turn_values(t: Turn, default: str) -> Values:
+def turn_values(t: Turn, default: str, scope: str) -> Values:
     return (
         t.turn_id,
         t.session_id,
@@ -123,10 +137,11 @@ def turn_values(t: Turn, default: str) -> Values:
         t.text,
         t.anchor_datetime,
         t.recorded_at or default,
+        scope,
     )
 
 
-def entity_values(e: Entity, default: str) -> Values:
+def entity_values(e: Entity, default: str, scope: str) -> Values:
     return (
         e.entity_id,
         e.name,
@@ -136,10 +151,11 @@ def entity_values(e: Entity, default: str) -> Values:
         json.dumps(list(e.aliases), ensure_ascii=False),
         e.description,
         e.recorded_at or default,
+        scope,
     )
 
 
-def property_values(p: Property, default: str) -> Values:
+def property_values(p: Property, default: str, scope: str) -> Values:
     return (
         p.property_id,
         p.name,
@@ -147,14 +163,23 @@ def property_values(p: Property, default: str) -> Values:
         json.dumps(list(p.enum_values), ensure_ascii=False),
         p.description,
         p.recorded_at or default,
+        scope,
     )
 
 
-def evidence_values(e: Evidence, default: str) -> Values:
-    return (e.evidence_id, e.turn_id, e.text, e.span_start, e.span_end, e.recorded_at or default)
+def evidence_values(e: Evidence, default: str, scope: str) -> Values:
+    return (
+        e.evidence_id,
+        e.turn_id,
+        e.text,
+        e.span_start,
+        e.span_end,
+        e.recorded_at or default,
+        scope,
+    )
 
 
-def event_values(e: Event, default: str) -> Values:
+def event_values(e: Event, default: str, scope: str) -> Values:
     return (
         e.event_id,
         e.event_type,
@@ -163,21 +188,22 @@ def event_values(e: Event, default: str) -> Values:
         e.turn_id,
         e.evidence_id,
         e.recorded_at or default,
+        scope,
     )
 
 
-def participant_values(p: EventParticipant, default: str) -> Values:
-    return (p.event_id, p.entity_id, _ENUM_VALUES[p.role], p.recorded_at or default)
+def participant_values(p: EventParticipant, default: str, scope: str) -> Values:
+    return (p.event_id, p.entity_id, _ENUM_VALUES[p.role], p.recorded_at or default, scope)
 
 
-def fact_tuples(facts: list[Fact], default: str) -> list[Values]:
+def fact_tuples(facts: list[Fact], default: str, scope: str) -> list[Values]:
     """The facts table's tuples; the hot path of ingest, so one comprehension, no calls."""
     pid, enum_value = property_id, _ENUM_VALUES
     return [
         (
             f.fact_id,
             f.entity_id,
-            pid(f.property),
+            pid(f.property, scope),
             f.property,
             f.value_json,
             enum_value[f.dtype],
@@ -187,6 +213,7 @@ def fact_tuples(facts: list[Fact], default: str) -> list[Values]:
             f.event_id,
             f.evidence_id,
             f.recorded_at or default,
+            scope,
         )
         for f in facts
     ]
@@ -194,16 +221,16 @@ def fact_tuples(facts: list[Fact], default: str) -> list[Values]:
 
 def batch_tuples(batch: GraphBatch, default_recorded_at: str) -> dict[str, list[Values]]:
     """Per table (in write order), the rows of ``batch`` as tuples in ``COLUMNS`` order."""
-    d = default_recorded_at
+    d, s = default_recorded_at, batch.scope
     return {
-        "sessions": [session_values(x, d) for x in batch.sessions],
-        "turns": [turn_values(x, d) for x in batch.turns],
-        "entities": [entity_values(x, d) for x in batch.entities],
-        "properties": [property_values(x, d) for x in batch.properties],
-        "evidence": [evidence_values(x, d) for x in batch.evidence],
-        "events": [event_values(x, d) for x in batch.events],
-        "event_participants": [participant_values(x, d) for x in batch.participants],
-        "facts": fact_tuples(batch.facts, d),
+        "sessions": [session_values(x, d, s) for x in batch.sessions],
+        "turns": [turn_values(x, d, s) for x in batch.turns],
+        "entities": [entity_values(x, d, s) for x in batch.entities],
+        "properties": [property_values(x, d, s) for x in batch.properties],
+        "evidence": [evidence_values(x, d, s) for x in batch.evidence],
+        "events": [event_values(x, d, s) for x in batch.events],
+        "event_participants": [participant_values(x, d, s) for x in batch.participants],
+        "facts": fact_tuples(batch.facts, d, s),
     }
 
 
@@ -247,6 +274,7 @@ def property_from_row(row: Mapping[str, Any]) -> Property:
         dtype=row["dtype"],
         enum_values=tuple(json.loads(row["enum_values_json"] or "[]")),
         description=row["description"] or "",
+        scope=row["scope"],
     )
 
 
@@ -259,6 +287,7 @@ def entity_from_row(row: Mapping[str, Any]) -> Entity:
         aliases=tuple(json.loads(row["aliases_json"])),
         description=row["description"],
         recorded_at=row["recorded_at"],
+        scope=row["scope"],
     )
 
 

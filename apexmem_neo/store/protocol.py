@@ -46,9 +46,19 @@ executable specification)
       with fact.recorded_at <= recorded_at.
 
 Lookups
-    ``get_entity(entity_id)``, ``get_event(event_id)``; ``find_entities(name, entity_type)``
-    matches the normalised name exactly (NFKC, case-folded, whitespace collapsed; aliases are
-    the search index's job), ordered by entity_id.
+    ``get_entity(entity_id, scope)``, ``get_event(event_id, scope)`` (None for a row of
+    another scope when ``scope`` is given); ``find_entities(name, entity_type, scope=)``
+    matches the normalised name exactly within one scope (NFKC, case-folded, whitespace
+    collapsed; aliases are the search index's job), ordered by entity_id.
+
+Erasure
+    ``erase(target)`` is the one exception to append-only (``apexmem_neo.store.erasure``);
+    ``compact()`` then leaves no erased byte where the backend can reach it.
+
+Scopes
+    Every row and node carries its batch's ``scope``; a batch may only reference ids stored
+    in its own scope (``DanglingReferenceError`` otherwise), so no relationship ever joins
+    two scopes.
 """
 
 from __future__ import annotations
@@ -61,7 +71,9 @@ from pydantic import BaseModel, ConfigDict
 
 from apexmem_neo.errors import ApexMemError
 from apexmem_neo.ontology import DType, Entity, EntityType, Event, GraphBatch
+from apexmem_neo.ontology.ids import DEFAULT_SCOPE
 from apexmem_neo.ontology.types import TimeLike, normalize_time
+from apexmem_neo.store.erasure import Erasure, ErasureTarget
 from apexmem_neo.store.timeutil import is_time, just_before
 
 TABLES: tuple[str, ...] = (
@@ -164,11 +176,17 @@ class GraphStore(Protocol):
 
     def counts(self) -> StoreCounts: ...
 
-    def get_entity(self, entity_id: str) -> Entity | None: ...
+    def get_entity(self, entity_id: str, scope: str | None = None) -> Entity | None: ...
 
-    def find_entities(self, name: str, entity_type: EntityType | None = None) -> list[Entity]: ...
+    def find_entities(
+        self, name: str, entity_type: EntityType | None = None, *, scope: str = DEFAULT_SCOPE
+    ) -> list[Entity]: ...
 
-    def get_event(self, event_id: str) -> Event | None: ...
+    def get_event(self, event_id: str, scope: str | None = None) -> Event | None: ...
+
+    def erase(self, target: ErasureTarget) -> Erasure: ...
+
+    def compact(self) -> None: ...
 
     def current(
         self, entity_id: str, property: str, now: TimeLike | None = None

@@ -10,9 +10,10 @@ from __future__ import annotations
 from collections.abc import Collection
 
 from apexmem_neo.ontology import Entity, EntityType, Event, GraphBatch
-from apexmem_neo.ontology.ids import normalize_text
+from apexmem_neo.ontology.ids import DEFAULT_SCOPE, normalize_text
 from apexmem_neo.ontology.types import TimeLike, normalize_time
 from apexmem_neo.store import columns
+from apexmem_neo.store.erasure import Erasure, ErasureTarget
 from apexmem_neo.store.protocol import (
     TABLES,
     ChangeRecord,
@@ -28,6 +29,25 @@ from apexmem_neo.store.protocol import (
     time_before,
 )
 from apexmem_neo.store.timeutil import Clock, utc_now
+
+ERASE_TABLES = {
+    "session": "sessions",
+    "turn": "turns",
+    "evidence": "evidence",
+    "event": "events",
+    "fact": "facts",
+    "entity": "entities",
+    "property": "properties",
+}
+"""Per id kind, the table whose key it is (what an erasure lists)."""
+
+
+def _owns(table: str, kind: str) -> bool:
+    """Whether a row of ``table`` goes when an id of ``kind`` in it is erased."""
+    if table == "event_participants":
+        return kind in ("event", "entity")
+    return ERASE_TABLES[kind] == table
+
 
 KIND_TABLES = {
     "session": "sessions",
@@ -60,7 +80,7 @@ class InMemoryGraphStore:
 
     def write(self, batch: GraphBatch) -> None:
         tables = self.tables
-        ensure_references(batch, self._existing)
+        ensure_references(batch, lambda kind, wanted: self._existing(kind, wanted, batch.scope))
         default = batch.recorded_at or normalize_time(self._clock())
         # Everything that can fail has been checked: from here on, the writes cannot fail.
         for table, new_rows in columns.batch_columns(batch, default).items():
@@ -68,30 +88,105 @@ class InMemoryGraphStore:
             for row in new_rows:
                 tables[table].setdefault(tuple(row[c] for c in key_columns), row)
 
-    def _existing(self, kind: str, wanted: Collection[str]) -> set[str]:
+    def _existing(self, kind: str, wanted: Collection[str], scope: str) -> set[str]:
         table = self.tables[KIND_TABLES[kind]]
-        return {i for i in wanted if (i,) in table}
+        return {i for i in wanted if (i,) in table and table[(i,)]["scope"] == scope}
+
+    def erase(self, target: ErasureTarget) -> Erasure:
+        """The erasure rules of ``apexmem_neo.store.erasure``, written out over the dicts."""
+        x = self._erased_ids(target)
+        touched = {r["entity_id"] for r in self._rows_of("facts", "fact", x)}
+        touched |= {r["entity_id"] for r in self._rows_of("event_participants", "event", x)}
+        if target.kind == "sessions":
+            used = self._rows_left("facts", "fact", x)
+            used += self._rows_left("event_participants", "event", x)
+            x["entity"] |= touched - {r["entity_id"] for r in used}
+        if target.kind != "scope":
+            left = {r["property_id"] for r in self._rows_left("facts", "fact", x)}
+            mine = {r["property_id"] for r in self._scope_rows("properties", target.scope)}
+            x["property"] |= mine - left
+        erasure = Erasure(
+            scope=target.scope, kind=target.kind, targets=target.sessions or target.entities
+        )
+        erasure.touched_entities = sorted(touched - x["entity"])
+        erasure.erased_ids = {kind: sorted(ids) for kind, ids in x.items()}
+        erasure.counts = self._delete(x)
+        return erasure
+
+    def compact(self) -> None:
+        """Nothing to do: deleted rows are gone from the dicts."""
+
+    def _scope_rows(self, table: str, scope: str) -> list[columns.Row]:
+        return [row for row in self.tables[table].values() if row["scope"] == scope]
+
+    def _rows_of(self, table: str, kind: str, x: dict[str, set[str]]) -> list[columns.Row]:
+        return [r for r in self.tables[table].values() if r[f"{kind}_id"] in x[kind]]
+
+    def _rows_left(self, table: str, kind: str, x: dict[str, set[str]]) -> list[columns.Row]:
+        return [r for r in self.tables[table].values() if r[f"{kind}_id"] not in x[kind]]
+
+    def _erased_ids(self, target: ErasureTarget) -> dict[str, set[str]]:
+        s, kind = target.scope, target.kind
+        rows = {table: self._scope_rows(table, s) for table in TABLES}
+        x: dict[str, set[str]] = {k: set() for k in ERASE_TABLES}
+        if kind == "scope":
+            return {k: {r[f"{k}_id"] for r in rows[t]} for k, t in ERASE_TABLES.items()}
+        if kind == "entities":
+            x["entity"] = {r["entity_id"] for r in rows["entities"]} & set(target.entities)
+            x["fact"] = {r["fact_id"] for r in rows["facts"] if r["entity_id"] in x["entity"]}
+            return x
+        x["session"] = {r["session_id"] for r in rows["sessions"]} & set(target.sessions)
+        x["turn"] = {r["turn_id"] for r in rows["turns"] if r["session_id"] in x["session"]}
+        x["evidence"] = {r["evidence_id"] for r in rows["evidence"] if r["turn_id"] in x["turn"]}
+        x["event"] = {
+            r["event_id"] for r in rows["events"]
+            if r["turn_id"] in x["turn"] or r["evidence_id"] in x["evidence"]
+        }  # fmt: skip
+        x["fact"] = {
+            r["fact_id"] for r in rows["facts"]
+            if r["event_id"] in x["event"] or r["evidence_id"] in x["evidence"]
+        }  # fmt: skip
+        return x
+
+    def _delete(self, x: dict[str, set[str]]) -> dict[str, int]:
+        counts: dict[str, int] = {}
+        for table, rows in self.tables.items():
+            gone = [
+                key for key, row in rows.items()
+                if any(row.get(f"{k}_id") in ids for k, ids in x.items() if _owns(table, k))
+            ]  # fmt: skip
+            for key in gone:
+                del rows[key]
+            counts[table] = len(gone)
+        return counts
 
     def counts(self) -> StoreCounts:
         return StoreCounts(**{table: len(rows) for table, rows in self.tables.items()})
 
-    def get_entity(self, entity_id: str) -> Entity | None:
+    def get_entity(self, entity_id: str, scope: str | None = None) -> Entity | None:
         row = self.tables["entities"].get((entity_id,))
-        return None if row is None else columns.entity_from_row(row)
+        if row is None or (scope is not None and row["scope"] != scope):
+            return None
+        return columns.entity_from_row(row)
 
-    def find_entities(self, name: str, entity_type: EntityType | None = None) -> list[Entity]:
+    def find_entities(
+        self, name: str, entity_type: EntityType | None = None, *, scope: str = DEFAULT_SCOPE
+    ) -> list[Entity]:
         wanted = normalize_text(name)
         found = [
             columns.entity_from_row(row)
             for row in self.tables["entities"].values()
             if row["norm_name"] == wanted
+            and row["scope"] == scope
             and (entity_type is None or row["entity_type"] == EntityType(entity_type).value)
         ]
         return sorted(found, key=lambda e: e.entity_id)
 
-    def get_event(self, event_id: str) -> Event | None:
+    def get_event(self, event_id: str, scope: str | None = None) -> Event | None:
         row = self.tables["events"].get((event_id,))
-        return None if row is None else columns.event_from_row(row)
+        if row is None or (scope is not None and row["scope"] != scope):
+            return None
+        return columns.event_from_row(row)
 
     # ---- temporal queries: the rules, written out ----
 

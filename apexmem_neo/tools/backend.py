@@ -9,26 +9,39 @@ reports refusals and failures as ``ToolError``, which the tools turn into markdo
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Any, Literal, Protocol, runtime_checkable
+from itertools import chain
+from typing import Any, Final, Literal, Protocol, runtime_checkable
 
 from apexmem_neo.errors import ApexMemError
 
 Language = Literal["cypher", "sql"]
 LANGUAGES: tuple[Language, ...] = ("cypher", "sql")
+Truncation = Literal["rows", "bytes"]
+MIN_RESULT_BYTES: Final = 1024
+"""The smallest byte cap QueryLimits accepts: room for a few rows of ids and dates."""
 
 
 @dataclass(frozen=True)
 class QueryLimits:
-    """Bounds of one GraphQuery call: rows returned, seconds of execution, characters per cell."""
+    """Bounds of one GraphQuery call: rows returned, seconds until the answer, characters per
+    cell, characters of query text, and bytes of the rows returned (their size as JSON)."""
 
     max_rows: int = 200
     timeout_s: float = 10.0
     max_cell_chars: int = 200
+    max_query_chars: int = 8000
+    max_result_bytes: int = 1_000_000
 
     def __post_init__(self) -> None:
-        if self.max_rows < 1 or self.timeout_s <= 0 or self.max_cell_chars < 8:
+        if (
+            self.max_rows < 1
+            or self.timeout_s <= 0
+            or self.max_cell_chars < 8
+            or self.max_query_chars < 1
+            or self.max_result_bytes < MIN_RESULT_BYTES
+        ):
             raise ValueError(f"invalid query limits: {self}")
 
 
@@ -48,7 +61,8 @@ class ToolError(ApexMemError):
 
 @dataclass(frozen=True)
 class QueryResult:
-    """At most ``max_rows`` rows of plain values; ``truncated`` says more rows existed."""
+    """At most ``max_rows`` rows of plain values; ``truncated`` says more rows existed, and
+    ``truncated_by`` which limit stopped them ("rows", or "bytes" for ``max_result_bytes``)."""
 
     columns: tuple[str, ...]
     rows: tuple[tuple[Any, ...], ...]
@@ -56,6 +70,70 @@ class QueryResult:
     translated: str | None = None
     """The query that really ran, when it differs from the one given (SQL through the shim)."""
     translated_language: Language | None = None
+    truncated_by: Truncation | None = None
+
+
+def check_query_size(query: str, limits: QueryLimits) -> None:
+    """Refuse a query text longer than ``limits.max_query_chars`` before anything parses it
+    (a parser's time and memory grow with the text)."""
+    if len(query) > limits.max_query_chars:
+        raise ToolError(
+            "Query too long",
+            f"the query has {len(query)} characters; the limit is {limits.max_query_chars}. "
+            "Send a shorter query and pass values as params.",
+        )
+
+
+def collect_rows(
+    records: Iterable[tuple[Any, ...]], limits: QueryLimits
+) -> tuple[list[tuple[Any, ...]], Truncation | None]:
+    """Rows from ``records`` until ``max_rows`` are kept or the next row would pass
+    ``max_result_bytes``; the limit that stopped them (None if ``records`` ran out)."""
+    rows: list[tuple[Any, ...]] = []
+    size = 0
+    for row in records:
+        if len(rows) == limits.max_rows:
+            return rows, "rows"
+        size += value_size(row, limits.max_result_bytes - size)
+        if size > limits.max_result_bytes:
+            return rows, "bytes"
+        rows.append(row)
+    return rows, None
+
+
+_END: Final = object()
+
+
+def value_size(value: Any, budget: int) -> int:
+    """About the length of ``value`` as JSON text, counted only until it passes ``budget``:
+    a list of millions of numbers costs the walk of its first ``budget`` bytes, no more."""
+    size = 0
+    pending: list[Iterator[Any]] = [iter((value,))]
+    while pending and size <= budget:
+        item = next(pending[-1], _END)
+        if item is _END:
+            pending.pop()
+        elif isinstance(item, Mapping):
+            size += 2
+            pending.append(chain.from_iterable(item.items()))
+        elif isinstance(item, list | tuple | set | frozenset):
+            size += 2
+            pending.append(iter(item))
+        else:
+            size += _scalar_size(item) + 1
+    return size
+
+
+def _scalar_size(value: Any) -> int:
+    if value is None or isinstance(value, bool):
+        return 5
+    if isinstance(value, str):
+        return len(value) + 2
+    if isinstance(value, bytes | bytearray | memoryview):
+        return 2 * len(value) + 4
+    if isinstance(value, int):  # str() of a huge int is slow, and refused past 4300 digits
+        return value.bit_length() * 3 // 10 + 2
+    return len(str(value))
 
 
 @dataclass(frozen=True)
@@ -146,6 +224,7 @@ class QueryBackend(Protocol):
 
 __all__ = [
     "LANGUAGES",
+    "MIN_RESULT_BYTES",
     "ColumnInfo",
     "Example",
     "IndexInfo",
@@ -157,4 +236,8 @@ __all__ = [
     "SchemaInfo",
     "TableInfo",
     "ToolError",
+    "Truncation",
+    "check_query_size",
+    "collect_rows",
+    "value_size",
 ]

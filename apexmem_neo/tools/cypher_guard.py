@@ -58,6 +58,13 @@ FORBIDDEN_WORDS: Final[dict[str, str]] = {
     "CYPHER": "sets planner options",
 }
 """Bare words (case-insensitive) that a read-only query never needs, and why they are refused."""
+NAMEABLE_WORDS: Final = frozenset({"SET", "LOAD", "USE"})
+EXPRESSION_WORDS: Final = frozenset(
+    {"AS", "IS", "IN", "AND", "OR", "XOR", "CONTAINS", "STARTS", "ENDS", "ASC", "DESC",
+     "ASCENDING", "DESCENDING", "ORDER", "SKIP", "LIMIT", "RETURN", "WITH", "WHERE", "UNION"}
+)  # fmt: skip
+"""Clause words a query may also use as a variable name (``AS set``, ``(load:Entity)``);
+as variables the query declared they are names, elsewhere they are refused."""
 
 DENIED_FUNCTION_PREFIXES: Final = (
     "dbms.",
@@ -128,9 +135,12 @@ def check_cypher(query: str) -> str:
         raise ToolError(
             "Multiple statements", "send exactly one Cypher statement per call (no ';')."
         )
+    declared = _declared_names(toks)
     for i, tok in enumerate(toks):
         if tok.kind != "word" or _is_name_position(toks, i):
             continue
+        if tok.upper in NAMEABLE_WORDS and _is_variable(toks, i, declared):
+            continue  # a variable the query named set / load / use, not the clause
         why = FORBIDDEN_WORDS.get(tok.upper)
         if why is not None:
             raise ToolError(
@@ -146,10 +156,31 @@ def check_cypher(query: str) -> str:
 
 
 def _is_name_position(toks: list[Token], i: int) -> bool:
-    """A property key (n.set), label (:Set), parameter ($set) or map key ({set: 1})."""
+    """A property key (n.set), label (:Set), parameter ($set), map key ({set: 1}) or alias
+    (AS set)."""
     before = toks[i - 1].text if i > 0 else ""
     after = toks[i + 1].text if i + 1 < len(toks) else ""
-    return before in (".", ":", "$") or after == ":"
+    return before in (".", ":", "$") or before.upper() == "AS" or after == ":"
+
+
+def _is_variable(toks: list[Token], i: int, declared: set[str]) -> bool:
+    """Token i is a declared variable: a clause word is followed by a name (SET n.x, LOAD
+    CSV, USE db), a variable by punctuation or an operator word (set IS NULL, use AS u)."""
+    nxt = toks[i + 1] if i + 1 < len(toks) else None
+    followed_by_name = nxt is not None and nxt.kind in ("word", "name")
+    operator = nxt is not None and nxt.upper in EXPRESSION_WORDS
+    return toks[i].text.lower() in declared and (not followed_by_name or operator)
+
+
+def _declared_names(toks: list[Token]) -> set[str]:
+    """Variables the query declares: aliases (AS x) and node or relationship variables
+    (``(x``, ``[x``)."""
+    names = set()
+    for i, tok in enumerate(toks[1:], start=1):
+        before = toks[i - 1].text
+        if tok.kind == "word" and (before.upper() == "AS" or before in ("(", "[")):
+            names.add(tok.text.lower())
+    return names
 
 
 def _dotted_name(toks: list[Token], i: int) -> tuple[str, int]:

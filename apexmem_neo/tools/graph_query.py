@@ -7,7 +7,14 @@ from collections.abc import Callable, Mapping
 from typing import Any, Final
 
 from apexmem_neo.tools import markdown
-from apexmem_neo.tools.backend import LANGUAGES, QueryBackend, QueryLimits, ToolError
+from apexmem_neo.tools.backend import (
+    LANGUAGES,
+    QueryBackend,
+    QueryLimits,
+    QueryResult,
+    ToolError,
+    check_query_size,
+)
 
 GRAPH_QUERY_DOC = """Run one read-only query over the memory graph; rows come back as markdown.
 
@@ -17,8 +24,8 @@ Args:
     params: values for the query's parameters ({param_style}), e.g.
         {{"entity_id": "ent_...", "t": "2023-05-01T00:00:00"}}.
 
-Results are limited to {max_rows} rows and {timeout:g} seconds; long values are cut.
-On a problem the answer starts with "## Error:" and says how to fix the query.
+Results are limited to {max_rows} rows, {max_kb} kB and {timeout:g} seconds; long values
+are cut. On a problem the answer starts with "## Error:" and says how to fix the query.
 """
 SQL_QUERY_KIND: Final = (
     "one SQL SELECT over the paper's tables (sessions, turns, entities, properties, evidence, "
@@ -52,6 +59,7 @@ def graph_query_doc(backend: QueryBackend, default: str, limits: QueryLimits) ->
         language_line=language_line,
         param_style=param_style,
         max_rows=limits.max_rows,
+        max_kb=limits.max_result_bytes // 1000,
         timeout=limits.timeout_s,
     )
 
@@ -66,6 +74,7 @@ def run_graph_query(
     """GraphQuery's body: never raises; errors come back as an "## Error:" markdown block."""
     limits = limits or QueryLimits()
     try:
+        check_query_size(query or "", limits)
         lang = _language(language)
         _check_language_matches(query, lang, backend)
         values = _params(params)
@@ -74,7 +83,18 @@ def run_graph_query(
         return markdown.error(exc)
     except Exception as exc:  # the agent must always get text back, never a traceback
         return markdown.error(ToolError("Query failed", f"{type(exc).__name__}: {exc}"))
-    return markdown.result(res, limits.max_cell_chars, limits.max_rows)
+    return _size_limit_note(
+        markdown.result(res, limits.max_cell_chars, limits.max_rows), res, limits
+    )
+
+
+def _size_limit_note(text: str, res: QueryResult, limits: QueryLimits) -> str:
+    """Name the byte cap, not the row limit, when it is what cut the rows."""
+    if res.truncated_by != "bytes":
+        return text
+    return text.replace(
+        f"(row limit {limits.max_rows})", f"(size limit {limits.max_result_bytes // 1000} kB)", 1
+    )
 
 
 def graph_query_tool(

@@ -2,8 +2,10 @@
 
 A query passes three locks: the static Cypher guard (``cypher_guard``), an EXPLAIN whose
 summary must report query type "r" (read-only), and a session in READ access mode; it runs
-as ``neo4j.Query(text, timeout=...)`` and at most ``max_rows + 1`` records are pulled (the
-rest are discarded when the session closes). SQL is checked by the SQL guard, translated by
+as ``neo4j.Query(text, timeout=..., metadata=tag)`` and rows are kept until ``max_rows`` or
+``max_result_bytes`` is reached (the rest is discarded). The client keeps the deadline itself
+(``neo4j_deadline``): past the time limit it terminates the tagged server transaction and
+answers, whatever the server is doing. SQL is checked by the SQL guard, translated by
 ``sql_to_cypher`` and then takes the same path; the result carries the Cypher that ran.
 
 The EXPLAIN also asks the server which labels, relationship types and property keys of the
@@ -18,8 +20,10 @@ from __future__ import annotations
 
 import logging
 import re
+import threading
+import time
 from collections.abc import Iterator, Mapping, Sequence
-from contextlib import contextmanager
+from contextlib import contextmanager, suppress
 from typing import Any, Final
 
 import neo4j
@@ -27,6 +31,7 @@ from neo4j import Driver, Query, Session
 from neo4j import exceptions as neo4j_errors
 from neo4j.graph import Node, Path, Relationship
 
+from apexmem_neo.ontology.ids import scope_label
 from apexmem_neo.store.neo4j import cypher_files
 from apexmem_neo.tools import examples, graph_mapping
 from apexmem_neo.tools.backend import (
@@ -40,12 +45,29 @@ from apexmem_neo.tools.backend import (
     SchemaInfo,
     TableInfo,
     ToolError,
+    Truncation,
+    check_query_size,
+    collect_rows,
 )
 from apexmem_neo.tools.cypher_guard import check_cypher
+from apexmem_neo.tools.cypher_scope import scope_cypher
+from apexmem_neo.tools.neo4j_deadline import (
+    DeadlineExpired,
+    call_with_deadline,
+    new_tag,
+    terminate_within,
+)
 from apexmem_neo.tools.sql_to_cypher import sql_to_cypher
 
 READ_ONLY_TYPE: Final = "r"
 SCHEMA_TIMEOUT_S: Final = 10.0
+GRACE_S: Final = 0.25
+"""How long past ``timeout_s`` the client waits for the server's own timeout error (the
+server looks for expired transactions only now and then, so it often comes late)."""
+TERMINATE_WAIT_S: Final = 0.75
+"""How long the answer waits for the server transaction's termination to be confirmed; the
+termination goes on in the background after that."""
+DEFAULT_FETCH_SIZE: Final = 1000
 _TIMEOUT_CODES: Final = (
     "TransactionTimedOut",
     "Transaction.Terminated",
@@ -96,33 +118,83 @@ class Neo4jQueryBackend:
         return "cypher"
 
     def run(
-        self, query: str, language: Language, params: Mapping[str, Any], limits: QueryLimits
+        self,
+        query: str,
+        language: Language,
+        params: Mapping[str, Any],
+        limits: QueryLimits,
+        scope: str | None = None,
     ) -> QueryResult:
+        """Run ``query`` read-only; with ``scope`` every node pattern carries the scope's
+        label (the SQL shim writes it in, ``scope_cypher`` rewrites agent Cypher)."""
+        check_query_size(query, limits)
+        started = time.monotonic()
+        label = None if scope is None else scope_label(scope)
         translated = None
         if language == "sql":
-            translated = sql_to_cypher(query).cypher
-        cypher = check_cypher(translated or query) + QUERY_MARK
-        with self._session() as session, _neo4j_errors(limits):
-            unknown = self._require_read_only(session, cypher, params, limits.timeout_s)
-            if unknown:
-                raise unknown_names_error(unknown, translated or query)
-            result = session.run(Query(cypher, timeout=limits.timeout_s), dict(params))
+            translated = sql_to_cypher(query, label).cypher
+        cypher = check_cypher(translated or query)
+        if label is not None and translated is None:
+            cypher = scope_cypher(cypher, label)
+        cypher += QUERY_MARK
+        shown = translated or query
+        tag = new_tag()
+
+        def work(cancelled: threading.Event) -> QueryResult:
+            with _neo4j_errors(limits):
+                columns, rows, cut = self._read(cypher, params, limits, tag, cancelled, shown)
+            return QueryResult(columns, rows, cut is not None, translated, _lang(translated), cut)
+
+        def expire() -> None:
+            terminate_within(self.driver, self.database, tag, TERMINATE_WAIT_S)
+
+        wait = max(0.0, limits.timeout_s + GRACE_S - (time.monotonic() - started))
+        try:
+            return call_with_deadline(work, wait, expire)
+        except DeadlineExpired:
+            raise time_limit_error(limits) from None
+
+    def _read(
+        self,
+        cypher: str,
+        params: Mapping[str, Any],
+        limits: QueryLimits,
+        tag: dict[str, str],
+        cancelled: threading.Event,
+        shown: str,
+    ) -> tuple[tuple[str, ...], tuple[tuple[Any, ...], ...], Truncation | None]:
+        """The EXPLAIN checks, then the query under the server's timeout (what is left of
+        ``timeout_s``) in a session without notifications (the EXPLAIN had them), fetching
+        ``max_rows + 1`` records at a time; the rest is discarded once a limit is reached."""
+        deadline = time.monotonic() + limits.timeout_s
+        with self._session() as session:
+            unknown = self._require_read_only(session, cypher, params, limits.timeout_s, tag)
+        if unknown:
+            raise unknown_names_error(unknown, shown)
+        left = deadline - time.monotonic()
+        if cancelled.is_set() or left <= 0:
+            raise time_limit_error(limits)
+        with self._session(quiet=True, fetch_size=limits.max_rows + 1) as session:
+            result = session.run(Query(cypher, timeout=left, metadata=tag), dict(params))
             columns = tuple(result.keys())
-            rows: list[tuple[Any, ...]] = []
-            truncated = False
-            for record in result:
-                if len(rows) == limits.max_rows:
-                    truncated = True
-                    break
-                rows.append(tuple(plain(v) for v in record.values()))
-        return QueryResult(columns, tuple(rows), truncated, translated, _lang(translated))
+            records = (tuple(plain(v) for v in record.values()) for record in result)
+            rows, cut = collect_rows(records, limits)
+            if cut is not None:
+                with suppress(neo4j_errors.Neo4jError, neo4j_errors.DriverError):
+                    result.consume()
+        return columns, tuple(rows), cut
 
     def _require_read_only(
-        self, session: Session, cypher: str, params: Mapping[str, Any], timeout_s: float = 10.0
+        self,
+        session: Session,
+        cypher: str,
+        params: Mapping[str, Any],
+        timeout_s: float = 10.0,
+        tag: dict[str, str] | None = None,
     ) -> list[tuple[str, str]]:
         """The second lock: EXPLAIN (plans, never runs) must report query type "r".
         Returns the query's names the database does not have, as ``unknown_names``."""
-        explain = Query("EXPLAIN " + cypher, timeout=timeout_s)
+        explain = Query("EXPLAIN " + cypher, timeout=timeout_s, metadata=tag)
         summary = session.run(explain, dict(params)).consume()
         if summary.query_type != READ_ONLY_TYPE:
             raise ToolError(
@@ -137,31 +209,38 @@ class Neo4jQueryBackend:
         ]
         return unknown_names(descriptions)
 
-    def _session(self) -> Session:
-        """A READ-mode session (the third lock); the caller closes it (``with``)."""
+    def _session(self, quiet: bool = False, fetch_size: int = DEFAULT_FETCH_SIZE) -> Session:
+        """A READ-mode session (the third lock); the caller closes it (``with``). ``quiet``:
+        no notifications at all (else only the unknown-name warnings the EXPLAIN reads), so
+        the driver logs nothing for the query itself."""
         return self.driver.session(
             database=self.database,
             default_access_mode=neo4j.READ_ACCESS,
-            notifications_min_severity="WARNING",
-            notifications_disabled_classifications=SILENCED_CLASSIFICATIONS,
+            fetch_size=fetch_size,
+            notifications_min_severity="OFF" if quiet else "WARNING",
+            notifications_disabled_classifications=None if quiet else SILENCED_CLASSIFICATIONS,
         )
 
     # ---- schema ----
 
-    def schema(self) -> SchemaInfo:
+    def schema(self, scope: str | None = None) -> SchemaInfo:
+        """Labels, relationships and indexes with counts: ``scope``'s nodes only if given
+        (relationships are then listed without counts, which would cost a scan)."""
         limits = QueryLimits(timeout_s=SCHEMA_TIMEOUT_S)
+        name = "counts" if scope is None else "counts_scoped"
+        params = {} if scope is None else {"label": scope_label(scope)}
         with self._session() as session, _neo4j_errors(limits):
             counts = session.run(
-                Query(cypher_files.query("counts"), timeout=SCHEMA_TIMEOUT_S)
+                Query(cypher_files.query(name), timeout=SCHEMA_TIMEOUT_S), params
             ).single()
-            rel_counts = _relationship_counts(session)
+            rel_counts = _relationship_counts(session) if scope is None else None
             index_rows = [
                 r.data() for r in session.run(Query(SHOW_INDEXES, timeout=SCHEMA_TIMEOUT_S))
             ]
         table_counts = counts.data() if counts is not None else {}
         tables = tuple(_label_info(t, table_counts.get(t)) for t in graph_mapping.QUERYABLE_TABLES)
         relations = tuple(
-            RelationInfo(f"(:{a})-[:{rel}]->(:{b})", f"{meaning} ({rel_counts.get(rel, 0)} in all)")
+            RelationInfo(f"(:{a})-[:{rel}]->(:{b})", _with_count(meaning, rel, rel_counts))
             for a, rel, b, meaning in graph_mapping.GRAPH_RELATIONSHIPS
         )
         return SchemaInfo("Neo4j", "cypher", tables, relations, _index_infos(index_rows), NOTES)
@@ -187,12 +266,17 @@ def unknown_names(descriptions: Sequence[str]) -> list[tuple[str, str]]:
     found: list[tuple[str, str]] = []
     for description in descriptions:
         match = UNKNOWN_NAME.search(description)
-        if match is None or match.group(2) in SCHEMA_NAMES:
+        if match is None or match.group(2) in SCHEMA_NAMES or _is_scope_label(match.group(2)):
             continue
         kind, name = match.group(1), match.group(2)
         if (kind, name) not in found:
             found.append((kind, name))
     return found
+
+
+def _is_scope_label(name: str) -> bool:
+    """A scope label the graph has not seen yet is a new, empty scope, not a typo."""
+    return name.startswith("Scope_")
 
 
 def unknown_names_error(names: Sequence[tuple[str, str]], query: str) -> ToolError:
@@ -250,6 +334,10 @@ def _label_info(table: str, count: int | None) -> TableInfo:
     return TableInfo(f"(:{start})-[:{rel}]->(:{end})", "relationship", table, columns, key, count)
 
 
+def _with_count(meaning: str, rel: str, counts: dict[str, int] | None) -> str:
+    return meaning if counts is None else f"{meaning} ({counts.get(rel, 0)} in all)"
+
+
 def _relationship_counts(session: Session) -> dict[str, int]:
     """Per schema relationship type the graph holds, its count (from the count store). Types
     the graph has never seen are skipped, not counted: naming one makes the server warn."""
@@ -294,11 +382,7 @@ def _neo4j_errors(limits: QueryLimits) -> Iterator[None]:
     except neo4j_errors.Neo4jError as exc:
         code = exc.code or ""
         if any(part in code for part in _TIMEOUT_CODES):
-            raise ToolError(
-                "Time limit",
-                f"the query ran longer than {limits.timeout_s:g} s and was stopped; filter "
-                "earlier (index properties: Fact.entity_id, property, t_from) or add LIMIT.",
-            ) from exc
+            raise time_limit_error(limits) from exc
         if "AccessMode" in code or "Forbidden" in code:
             raise ToolError(
                 "Write refused", "the query tried to write; GraphQuery only reads."
@@ -306,6 +390,14 @@ def _neo4j_errors(limits: QueryLimits) -> Iterator[None]:
         raise ToolError("Cypher error", f"{exc.message or exc} ({code})") from exc
     except neo4j_errors.DriverError as exc:
         raise ToolError("Neo4j unavailable", f"{type(exc).__name__}: {exc}") from exc
+
+
+def time_limit_error(limits: QueryLimits) -> ToolError:
+    return ToolError(
+        "Time limit",
+        f"the query ran longer than {limits.timeout_s:g} s and was stopped; filter "
+        "earlier (index properties: Fact.entity_id, property, t_from) or add LIMIT.",
+    )
 
 
 def plain(value: Any) -> Any:

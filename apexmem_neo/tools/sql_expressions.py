@@ -2,8 +2,9 @@
 
 Part of the SQL-compat shim (``sql_to_cypher``). ``ExprTranslator.tr`` maps operators,
 literals, ``:name`` parameters, CASE, CAST, LIKE / GLOB (as regular expressions with SQLite's
-ASCII case rules), scalar / IN / EXISTS subqueries (as COLLECT / EXISTS subqueries), string,
-numeric and aggregate functions, and SQLite's date functions (``sql_dates``). Anything else
+ASCII case rules, built by ``sql_patterns`` so that they cannot backtrack catastrophically),
+scalar / IN / EXISTS subqueries (as COLLECT / EXISTS subqueries), string, numeric and
+aggregate functions, and SQLite's date functions (``sql_dates``). Anything else
 raises ``ToolError`` naming the construct and the Cypher form to use instead.
 """
 
@@ -18,6 +19,7 @@ from sqlglot import exp
 from apexmem_neo.tools import sql_dates
 from apexmem_neo.tools.backend import ToolError
 from apexmem_neo.tools.cypher_text import RESERVED, is_plain, param, string
+from apexmem_neo.tools.sql_patterns import glob_regex, like_regex
 
 BINARY: Final[dict[type[exp.Expr], str]] = {
     exp.EQ: "=",
@@ -467,49 +469,6 @@ def literal(e: exp.Expr) -> str:
     if e.is_string:
         return string(e.name)
     return e.name
-
-
-def like_regex(pattern: str, escape: str | None = None) -> str:
-    """SQL LIKE (``%``, ``_``, optional escape character) as a Java regular expression."""
-    out: list[str] = []
-    chars = iter(pattern)
-    for ch in chars:
-        if escape is not None and ch == escape:
-            out.append(_java_escape(next(chars, "")))
-        elif ch == "%":
-            out.append(".*")
-        elif ch == "_":
-            out.append(".")
-        else:
-            out.append(_java_escape(ch))
-    return "".join(out)
-
-
-def glob_regex(pattern: str) -> str:
-    """SQLite GLOB (``*``, ``?``, ``[...]``) as a Java regular expression."""
-    out: list[str] = []
-    i = 0
-    while i < len(pattern):
-        ch = pattern[i]
-        if ch == "*":
-            out.append(".*")
-        elif ch == "?":
-            out.append(".")
-        elif ch == "[" and "]" in pattern[i + 2 :]:
-            end = pattern.index("]", i + 2)
-            body = pattern[i + 1 : end]
-            negate = body.startswith("^")
-            body = body[1:] if negate else body
-            out.append("[" + ("^" if negate else "") + body.replace("\\", "\\\\") + "]")
-            i = end
-        else:
-            out.append(_java_escape(ch))
-        i += 1
-    return "".join(out)
-
-
-def _java_escape(ch: str) -> str:
-    return "\\" + ch if ch in r"\.^$|?*+()[]{}" else ch
 
 
 __all__ = ["ExprTranslator", "Namer", "glob_regex", "like_regex", "literal", "unsupported"]

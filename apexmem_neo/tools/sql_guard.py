@@ -76,6 +76,23 @@ READ_ONLY_HINT: Final = (
 
 def check_sql(sql: str, allowed_tables: Collection[str]) -> exp.Query:
     """Parse ``sql`` and return its single read-only query, or raise ``ToolError``."""
+    try:
+        return _checked(sql, allowed_tables)
+    except RecursionError as exc:
+        raise too_large() from exc
+
+
+def too_large() -> ToolError:
+    """The refusal for SQL whose nesting or chain of operators is too deep to parse or walk:
+    sqlglot and the translation recurse once per level, so such a query ends in
+    RecursionError, which must reach the agent as a one-line error, not a traceback."""
+    return ToolError(
+        "SQL too large",
+        "the query nests or chains too many expressions; split it or simplify it.",
+    )
+
+
+def _checked(sql: str, allowed_tables: Collection[str]) -> exp.Query:
     statement = _single_statement(sql)
     if isinstance(statement, exp.Intersect | exp.Except):
         _check_nodes(statement)
@@ -95,15 +112,19 @@ def _single_statement(sql: str) -> exp.Expr:
             parsed = sqlglot.parse(sql, read="sqlite")
     except (ParseError, TokenError) as exc:
         raise ToolError("SQL syntax error", _first_line(str(exc))) from exc
-    except RecursionError as exc:
-        raise ToolError("SQL too deeply nested", "simplify the query.") from exc
-    statements = [s for s in parsed if s is not None]
+    statements = [s for s in parsed if s is not None and not _only_comment(s)]
     if len(statements) != 1:
         raise ToolError(
             "Multiple statements",
             f"found {len(statements)} statements; send exactly one SELECT per call.",
         )
     return statements[0]
+
+
+def _only_comment(statement: exp.Expr) -> bool:
+    """sqlglot keeps a comment after the last ';' as a statement of its own (a Semicolon
+    node holding the comment); SQLite ignores it, so it does not count as a statement."""
+    return isinstance(statement, exp.Semicolon)
 
 
 @contextmanager
@@ -175,4 +196,4 @@ def _first_line(text: str) -> str:
     return lines[0] if lines else text
 
 
-__all__ = ["DENIED_FUNCTIONS", "check_sql"]
+__all__ = ["DENIED_FUNCTIONS", "check_sql", "too_large"]

@@ -27,11 +27,14 @@ class TableRef:
     def expr(self, column: str) -> str:
         return prop(self.var, column)
 
-    def pattern(self) -> str:
+    def pattern(self, scope_label: str | None = None) -> str:
+        """The table's graph pattern; with ``scope_label`` every node in it carries that label
+        (the nodes of one scope), so the translated query reads that scope only."""
+        extra = f":{scope_label}" if scope_label else ""
         if self.table in graph_mapping.TABLE_LABELS:
-            return f"({self.var}:{graph_mapping.TABLE_LABELS[self.table]})"
+            return f"({self.var}:{graph_mapping.TABLE_LABELS[self.table]}{extra})"
         start, rel, end = graph_mapping.RELATIONSHIP_TABLES[str(self.table)]
-        return f"(:{start})-[{self.var}:{rel}]->(:{end})"
+        return f"(:{start}{extra})-[{self.var}:{rel}]->(:{end}{extra})"
 
     def completions(self) -> list[str]:
         """``var.col IS NOT NULL`` for the NOT NULL columns that complete composite indexes."""

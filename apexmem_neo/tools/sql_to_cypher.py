@@ -31,7 +31,7 @@ from apexmem_neo.tools.sql_expressions import (
     SubqueryTranslator,
     unsupported,
 )
-from apexmem_neo.tools.sql_guard import check_sql
+from apexmem_neo.tools.sql_guard import check_sql, too_large
 from apexmem_neo.tools.sql_projection import Projection, negative, project
 from apexmem_neo.tools.sql_scope import Scope, TableRef, map_literal, output_name
 
@@ -44,17 +44,24 @@ class Translation:
     columns: tuple[str, ...]
 
 
-def sql_to_cypher(sql: str) -> Translation:
-    """Check ``sql`` with the SQL guard and translate it (raises ``ToolError``)."""
+def sql_to_cypher(sql: str, scope_label: str | None = None) -> Translation:
+    """Check ``sql`` with the SQL guard and translate it (raises ``ToolError``). The
+    translation recurses once per nesting level or chained operator, so a query too deep
+    for the interpreter's stack is refused like the guard refuses it. With ``scope_label``
+    every node pattern of the translation carries it: the query reads that scope only."""
     tree = check_sql(sql, graph_mapping.QUERYABLE_TABLES)
-    return ShimTranslator().top(tree)
+    try:
+        return ShimTranslator(scope_label).top(tree)
+    except RecursionError as exc:
+        raise too_large() from exc
 
 
 class ShimTranslator:
     """One translation; holds the fresh-name generator shared by all nested queries."""
 
-    def __init__(self) -> None:
+    def __init__(self, scope_label: str | None = None) -> None:
         self.namer = Namer()
+        self.scope_label = scope_label
 
     def top(self, tree: exp.Query) -> Translation:
         if isinstance(tree, exp.Union):
@@ -192,7 +199,7 @@ class ShimTranslator:
                 raise unsupported("LEFT JOIN to a subquery or CTE", JOIN_HINT)
             calls.append(call)
         elif not optional:
-            main.append(ref.pattern())
+            main.append(ref.pattern(self.scope_label))
         return ref
 
     def _source(
@@ -252,13 +259,14 @@ class ShimTranslator:
         pre = ExprTranslator(scope.resolve, self.subquery_in(scope, ctes), self.namer)
         texts = [pre.tr(c) for c in conditions] + ref.completions()
         if optional:
-            clause = f"OPTIONAL MATCH {ref.pattern()}"
+            clause = f"OPTIONAL MATCH {ref.pattern(self.scope_label)}"
             later.append(clause + (" WHERE " + " AND ".join(texts) if texts else ""))
         elif optional_aliases & _aliases(conditions, scope):
             if ref.table is not None:
-                main.remove(ref.pattern())
+                pattern = ref.pattern(self.scope_label)
+                main.remove(pattern)
                 later.append(
-                    f"MATCH {ref.pattern()}" + (" WHERE " + " AND ".join(texts) if texts else "")
+                    f"MATCH {pattern}" + (" WHERE " + " AND ".join(texts) if texts else "")
                 )
             elif texts:
                 later.append("WITH * WHERE " + " AND ".join(texts))

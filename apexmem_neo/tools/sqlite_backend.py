@@ -3,8 +3,9 @@
 Every query gets its own connection opened with ``mode=ro`` (the file cannot be written
 through it), ``PRAGMA query_only=ON``, an authorizer that allows only SELECT, reads of the
 paper's tables and functions outside ``sql_guard.DENIED_FUNCTIONS``, a progress handler that
-stops the query at the time limit, a cap on string / blob size, and at most ``max_rows + 1``
-rows fetched. The SQL guard runs first for clear error messages.
+stops the query at the time limit, a cap on string / blob size, and rows fetched one at a
+time until ``max_rows`` or ``max_result_bytes`` is reached. The query text's length is checked
+first, then the SQL guard runs for clear error messages.
 """
 
 from __future__ import annotations
@@ -29,6 +30,8 @@ from apexmem_neo.tools.backend import (
     SchemaInfo,
     TableInfo,
     ToolError,
+    check_query_size,
+    collect_rows,
 )
 from apexmem_neo.tools.sql_guard import DENIED_FUNCTIONS, check_sql
 
@@ -55,8 +58,15 @@ class SQLiteQueryBackend:
         return "sql"
 
     def run(
-        self, query: str, language: Language, params: Mapping[str, Any], limits: QueryLimits
+        self,
+        query: str,
+        language: Language,
+        params: Mapping[str, Any],
+        limits: QueryLimits,
+        scope: str | None = None,
     ) -> QueryResult:
+        """Run ``query``; with ``scope`` it sees that scope's rows only (``_scope_views``)."""
+        check_query_size(query, limits)
         if language != "sql":
             raise ToolError(
                 "Cypher is not available on this memory",
@@ -65,20 +75,26 @@ class SQLiteQueryBackend:
             )
         tree = check_sql(query, self.tables)
         ctes = frozenset(c.alias_or_name.lower() for c in tree.find_all(exp.CTE))
-        connection = self._connect(limits, ctes)
+        connection = self._connect(limits, ctes, scope)
         try:
             return _fetch(connection, query, params, limits)
         finally:
             connection.close()
 
     def _connect(
-        self, limits: QueryLimits | None, ctes: frozenset[str] = frozenset()
+        self,
+        limits: QueryLimits | None,
+        ctes: frozenset[str] = frozenset(),
+        scope: str | None = None,
     ) -> sqlite3.Connection:
-        """A read-only connection; with ``limits`` also the authorizer, time limit and caps."""
+        """A read-only connection; with ``limits`` also the authorizer, time limit and caps;
+        with ``scope`` the tables are that scope's views."""
         if not self.path.is_file():
             raise ToolError("No database", f"the SQLite file {self.path} does not exist.")
         uri = self.path.resolve().as_uri() + "?mode=ro"
         connection = sqlite3.connect(uri, uri=True, check_same_thread=False)
+        if scope is not None:
+            _scope_views(connection, self.tables, scope)
         connection.execute("PRAGMA query_only=ON")
         connection.setlimit(sqlite3.SQLITE_LIMIT_LENGTH, MAX_VALUE_BYTES)
         connection.setlimit(sqlite3.SQLITE_LIMIT_ATTACHED, 0)
@@ -88,16 +104,17 @@ class SQLiteQueryBackend:
                 lambda: 1 if time.monotonic() > deadline else 0, PROGRESS_STEPS
             )
             allowed = frozenset(t.lower() for t in self.tables)
-            connection.set_authorizer(_authorizer(allowed, ctes))
+            connection.set_authorizer(_authorizer(allowed, ctes, scoped=scope is not None))
         return connection
 
     # ---- schema ----
 
-    def schema(self) -> SchemaInfo:
-        connection = self._connect(None)
+    def schema(self, scope: str | None = None) -> SchemaInfo:
+        """The tables, relationships and indexes, with ``scope``'s row counts if given."""
+        connection = self._connect(None, scope=scope)
         try:
             present = [t for t in self.tables if _has_table(connection, t)]
-            tables = tuple(_table_info(connection, t) for t in present)
+            tables = tuple(_table_info(connection, t, scope is not None) for t in present)
             relations = tuple(r for t in present for r in _foreign_keys(connection, t))
             indexes = tuple(i for t in present for i in _indexes(connection, t))
         finally:
@@ -114,9 +131,31 @@ class SQLiteQueryBackend:
         return examples.SQL_EXAMPLES
 
 
-def _authorizer(allowed: frozenset[str], ctes: frozenset[str]) -> Any:
+def _scope_views(connection: sqlite3.Connection, tables: Sequence[str], scope: str) -> None:
+    """Shadow every table by a TEMP view of ``scope``'s rows (SQLite resolves an unqualified
+    name in temp first); the authorizer then refuses any read of a table not made through
+    its view, so no query shape (UNION, subquery, CTE, join) can reach another scope's rows."""
+    literal = "'" + scope.replace("'", "''") + "'"
+    for table in tables:
+        # table names come from the fixed allow-list; the scope is a quoted literal
+        connection.execute(
+            f"CREATE TEMP VIEW {table} AS SELECT * FROM main.{table} WHERE scope = {literal}"
+        )
+
+
+def _authorizer(allowed: frozenset[str], ctes: frozenset[str], scoped: bool = False) -> Any:
     """SQLite's own check of every step: SELECT, reads of allowed tables (or of the query's
-    CTEs, which SQLite reports without a database name) and functions not denied."""
+    CTEs, which SQLite reports without a database name) and functions not denied. ``scoped``:
+    a table is read only through the scope view of the same name (``_scope_views``)."""
+
+    def read_ok(table: str, db: str | None, source: str | None) -> bool:
+        if table in ctes and db is None:
+            return True
+        if table not in allowed:
+            return False
+        if scoped:
+            return (db == "temp" and source is None) or (db == "main" and source == table)
+        return db in (None, "main")
 
     def authorize(
         action: int, arg1: str | None, arg2: str | None, db: str | None, source: str | None
@@ -124,8 +163,7 @@ def _authorizer(allowed: frozenset[str], ctes: frozenset[str]) -> Any:
         if action not in _ALLOWED_ACTIONS:
             return sqlite3.SQLITE_DENY
         if action == sqlite3.SQLITE_READ:
-            table = (arg1 or "").lower()
-            ok = (table in allowed and db in (None, "main")) or (table in ctes and db is None)
+            ok = read_ok((arg1 or "").lower(), db, (source or "").lower() or None)
             return sqlite3.SQLITE_OK if ok else sqlite3.SQLITE_DENY
         if action == sqlite3.SQLITE_FUNCTION and (arg2 or "").lower() in DENIED_FUNCTIONS:
             return sqlite3.SQLITE_DENY
@@ -139,7 +177,7 @@ def _fetch(
 ) -> QueryResult:
     try:
         cursor = connection.execute(query, dict(params))
-        rows = cursor.fetchmany(limits.max_rows + 1)
+        rows, cut = collect_rows(map(tuple, cursor), limits)
     except sqlite3.OperationalError as exc:
         if "interrupted" in str(exc):
             raise ToolError(
@@ -156,8 +194,7 @@ def _fetch(
     except (sqlite3.Error, ValueError, TypeError, OverflowError) as exc:
         raise ToolError("SQLite error", str(exc)) from exc
     columns = tuple(d[0] for d in cursor.description or ())
-    truncated = len(rows) > limits.max_rows
-    return QueryResult(columns, tuple(tuple(r) for r in rows[: limits.max_rows]), truncated)
+    return QueryResult(columns, tuple(rows), cut is not None, truncated_by=cut)
 
 
 def _has_table(connection: sqlite3.Connection, table: str) -> bool:
@@ -167,16 +204,18 @@ def _has_table(connection: sqlite3.Connection, table: str) -> bool:
     return row is not None
 
 
-def _table_info(connection: sqlite3.Connection, table: str) -> TableInfo:
-    info = connection.execute(f"PRAGMA table_info({table})").fetchall()
+def _table_info(connection: sqlite3.Connection, table: str, scoped: bool = False) -> TableInfo:
+    """A table's columns and key, and its row count (through the scope view if ``scoped``)."""
+    info = connection.execute(f"PRAGMA main.table_info({table})").fetchall()
     columns = tuple(ColumnInfo(r[1], r[2], not r[3] and not r[5]) for r in info)
     key = tuple(r[1] for r in sorted(info, key=lambda r: r[5]) if r[5])
-    (count,) = connection.execute(f"SELECT count(*) FROM {table}").fetchone()
+    source = table if scoped else f"main.{table}"
+    (count,) = connection.execute(f"SELECT count(*) FROM {source}").fetchone()
     return TableInfo(table, "table", table, columns, key, int(count))
 
 
 def _foreign_keys(connection: sqlite3.Connection, table: str) -> list[RelationInfo]:
-    rows = connection.execute(f"PRAGMA foreign_key_list({table})").fetchall()
+    rows = connection.execute(f"PRAGMA main.foreign_key_list({table})").fetchall()
     return [
         RelationInfo(f"{table}.{r[3]} = {r[2]}.{r[4]}", f"join {table} to {r[2]}") for r in rows
     ]
@@ -184,7 +223,7 @@ def _foreign_keys(connection: sqlite3.Connection, table: str) -> list[RelationIn
 
 def _indexes(connection: sqlite3.Connection, table: str) -> list[IndexInfo]:
     out: list[IndexInfo] = []
-    for row in connection.execute(f"PRAGMA index_list({table})").fetchall():
+    for row in connection.execute(f"PRAGMA main.index_list({table})").fetchall():
         name, unique, origin = row[1], row[2], row[3]
         cols = [r[2] for r in connection.execute(f"PRAGMA index_info('{name}')").fetchall()]
         kind = {"pk": "primary key", "u": "unique"}.get(origin, "unique" if unique else "index")

@@ -32,7 +32,9 @@ from rich.table import Table
 from apexmem_neo.agent import AgentConfig, MemoryAgent, build_tools
 from apexmem_neo.agent.models import Mode
 from apexmem_neo.llm import make_lm
+from apexmem_neo.memory.views import ScopedSearcher
 from apexmem_neo.ontology import GraphBatch
+from apexmem_neo.ontology.ids import DEFAULT_SCOPE
 from apexmem_neo.search import HybridSearch, documents_from_batch
 from apexmem_neo.search.backends.embedded import EmbeddedIndex
 from apexmem_neo.search.embedder import make_embedder
@@ -139,8 +141,9 @@ def _agent(
         search.index_documents(documents_from_batch(batch))
     backend = SQLiteQueryBackend(folder / "toy.sqlite")
     lm = make_lm(settings.lm, *settings.lm_endpoint(), max_tokens=512, timeout=1500)
-    tools = build_tools(store, backend, search, config.tools)
-    return MemoryAgent(lm, store, tools, backend, search, config)
+    searcher = ScopedSearcher(search, DEFAULT_SCOPE)  # the toy case is one user's memory
+    tools = build_tools(store, backend, searcher, config.tools)
+    return MemoryAgent(lm, store, tools, backend, searcher, config)
 
 
 def main() -> None:

@@ -107,6 +107,8 @@ def rag_turns(
 ) -> list[TurnInput]:
     """The top-k turns for ``question`` from the search layer, in conversation order."""
     by_id = {t.turn().turn_id: t for t in turns}
-    hits = search.rank(question, k=k, filters=SearchFilters(kinds=(DocKind.TURN,)))
+    scope = turns[0].scope if turns else "default"  # a conversation is its own scope
+    filters = SearchFilters(kinds=(DocKind.TURN,), scope=scope)
+    hits = search.rank(question, k=k, filters=filters)
     found = {h.graph_id for h in hits if h.graph_id in by_id}
     return [t for t in turns if t.turn().turn_id in found]

@@ -293,7 +293,8 @@ def main(argv: list[str] | None = None) -> int:
         console.print(f"ingesting {len(turns)} turns into {db} ({args.store}) ...")
         ingest(mem, turns, lm, str(args.data))
         cost = construction_cost(mem.checkpoint)
-        systems = Systems(make_agent(mem, lm, config), TranscriptAnswerer(lm), mem, turns, args)
+        agent = make_agent(mem, lm, config, scope=turns[0].scope)
+        systems = Systems(agent, TranscriptAnswerer(lm), mem, turns, args)
         console.print(f"asking {len(questions)} questions x {names}; answers -> {jsonl}")
         ask_all(systems, names, questions, qdate, Judge(judge_lm), log)
     wanted = {q.qid for q in questions}

@@ -74,5 +74,5 @@ def _conversation(sample: dict[str, Any], window: int, after: int | None) -> Con
         for q in sample["qa"]
         if int(q["category"]) in (1, 2, 3, 4)
     ]
-    docs = turn_documents(turns, sessions, captions, window=window, after=after)
+    docs = turn_documents(turns, sessions, captions, window=window, after=after, scope=cid)
     return Conversation(cid, docs, dia_of, questions)

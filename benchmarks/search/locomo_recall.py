@@ -33,7 +33,11 @@ def evaluate(search: HybridSearch, convs: list[locomo.Conversation]) -> dict[str
     count = 0
     started = time.perf_counter()
     for conv in convs:
-        filters = SearchFilters(kinds=(DocKind.TURN,), conversation_ids=(conv.conversation_id,))
+        filters = SearchFilters(
+            kinds=(DocKind.TURN,),
+            conversation_ids=(conv.conversation_id,),
+            scope=conv.conversation_id,  # a conversation is its own scope
+        )
         for q in conv.questions:
             if not q.evidence:
                 continue

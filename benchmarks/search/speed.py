@@ -33,13 +33,17 @@ from apexmem_neo.search.config import preset
 from apexmem_neo.search.documents import DocKind, SearchDocument
 from apexmem_neo.search.embedder import DEFAULT_MODEL
 from apexmem_neo.search.engine import HybridSearch
-from apexmem_neo.search.protocol import IndexedDocument
+from apexmem_neo.search.protocol import IndexedDocument, SearchFilters
 from apexmem_neo.search.text import analyzed_string
 from apexmem_neo.testing import HashingEmbedder
 from benchmarks.search import common
 
 DIMS = 768  # the default model's (all-mpnet-base-v2)
 KIND_MIX = [DocKind.TURN] * 7 + [DocKind.ENTITY, DocKind.PROPERTY, DocKind.EVENT]
+
+
+BENCH_SCOPE = "bench"
+"""Every synthetic document belongs to one scope, as a single user's memory would."""
 
 
 def synthetic(n: int, seed: int = 0) -> list[IndexedDocument]:
@@ -60,6 +64,7 @@ def synthetic(n: int, seed: int = 0) -> list[IndexedDocument]:
             speaker=f"s{i % 7}",
             session_id=f"ses{i % 500}",
             conversation_id=f"c{i % 50}",
+            scope=BENCH_SCOPE,
             time=f"2023-{1 + i % 12:02d}-{1 + i % 28:02d}T00:00:00",
         )
         terms = analyzed_string(text)
@@ -131,7 +136,7 @@ def latency(search: HybridSearch, texts: list[str], warmup: int) -> dict[str, fl
     latencies = []
     for query in texts:
         t0 = time.perf_counter()
-        search.search(query, k=10)
+        search.search(query, k=10, filters=SearchFilters(scope=BENCH_SCOPE))
         latencies.append(1000 * (time.perf_counter() - t0))
     # The first query loads what a backend keeps in memory (embedded: every document).
     first_ms, warm, steady = latencies[0], latencies[1 : 1 + warmup], latencies[1 + warmup :]

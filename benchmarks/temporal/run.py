@@ -147,10 +147,13 @@ def ask_all(
     for mode, db in dbs.items():
         todo = [(conv, q) for conv, q in questions if (mode, q.qid) not in judged]
         with open_memory("sqlite", db, "unused") as mem:
-            agent = make_agent(mem, lm, config)
+            agents: dict[str, MemoryAgent] = {}
             for conv, q in todo:
                 if (mode, q.qid) not in waiting:
-                    got = waiting[(mode, q.qid)] = _answer(agent, conv, q)
+                    scope = conv.conversation_id
+                    if scope not in agents:
+                        agents[scope] = make_agent(mem, lm, config, scope=scope)
+                    got = waiting[(mode, q.qid)] = _answer(agents[scope], conv, q)
                     log.save_answer(mode, q.qid, got)
                     console.print(
                         f"{mode} {q.qid} answered {got['seconds']:.1f}s {q.question!r} -> "

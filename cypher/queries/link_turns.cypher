@@ -5,7 +5,7 @@ UNWIND $rows AS row
 MATCH (t:Turn {turn_id: row.turn_id})
 CALL (t) {
   MATCH (p:Turn {session_id: t.session_id})
-  WHERE p.seq <= t.seq AND (p.seq < t.seq OR p.turn_id < t.turn_id)
+  WHERE p.scope = t.scope AND p.seq <= t.seq AND (p.seq < t.seq OR p.turn_id < t.turn_id)
   WITH p ORDER BY p.seq DESC, p.turn_id DESC LIMIT 1
   OPTIONAL MATCH (p)-[skip:NEXT]->(other) WHERE other <> t
   DELETE skip
@@ -13,7 +13,7 @@ CALL (t) {
 }
 CALL (t) {
   MATCH (s:Turn {session_id: t.session_id})
-  WHERE s.seq >= t.seq AND (s.seq > t.seq OR s.turn_id > t.turn_id)
+  WHERE s.scope = t.scope AND s.seq >= t.seq AND (s.seq > t.seq OR s.turn_id > t.turn_id)
   WITH s ORDER BY s.seq, s.turn_id LIMIT 1
   OPTIONAL MATCH (t)-[skip:NEXT]->(other) WHERE other <> s
   DELETE skip

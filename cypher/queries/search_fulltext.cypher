@@ -1,6 +1,8 @@
-// BM25 over one full-text index; filters are parameters (null = no restriction).
+// BM25 over one full-text index; filters are parameters (null = no restriction). The scope is
+// checked on the stream of matches, before LIMIT, so $k hits of the scope come back.
 CALL db.index.fulltext.queryNodes($index, $query) YIELD node, score
-WHERE node.kind IN $kinds
+WHERE ($scope IS NULL OR node.scope = $scope)
+  AND node.kind IN $kinds
   AND ($conversations IS NULL OR node.conversation_id IN $conversations)
   AND ($sessions IS NULL OR node.session_id IN $sessions)
   AND ($speakers IS NULL OR node.speaker IN $speakers)

@@ -4,5 +4,5 @@
 // locking one); a concurrent writer creating the same entity trips the entity_id constraint
 // and the store re-runs the batch with write_entities (MERGE).
 UNWIND $rows AS row
-CREATE (e:Entity)
+CREATE (e:Entity:$($label))
 SET e = row

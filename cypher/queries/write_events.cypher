@@ -4,5 +4,5 @@
 // CREATE replaces MERGE; a stored event_id, or a concurrent writer creating the same event,
 // trips the event_id constraint and the store re-runs the batch with write_events_merge.
 UNWIND $rows AS row
-CREATE (ev:Event)
+CREATE (ev:Event:$($label))
 SET ev = row

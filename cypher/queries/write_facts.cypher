@@ -12,18 +12,19 @@
 // never touched. The properties are spelled out (the facts columns; a null one is not
 // stored): with a literal map the planner sees no read/write conflict and needs no Eager.
 UNWIND $rows AS g
-MATCH (e:Entity {entity_id: g.entity_id})
-OPTIONAL MATCH (ev:Event {event_id: g.event_id})
-OPTIONAL MATCH (v:Evidence {evidence_id: g.evidence_id})
+MATCH (e:Entity {entity_id: g.entity_id}) WHERE e.scope = $scope
+OPTIONAL MATCH (ev:Event {event_id: g.event_id}) WHERE ev.scope = $scope
+OPTIONAL MATCH (v:Evidence {evidence_id: g.evidence_id}) WHERE v.scope = $scope
 WITH e, g,
   CASE WHEN ev IS NULL THEN [] ELSE [ev] END AS asserting_events,
   CASE WHEN v IS NULL THEN [] ELSE [v] END AS supporting_evidence
 UNWIND g.rows AS row
-CREATE (f:Fact {
+CREATE (f:Fact:$($label) {
   fact_id: row.fact_id, entity_id: row.entity_id, property_id: row.property_id,
   property: row.property, value_json: row.value_json, dtype: row.dtype,
   t_from: row.t_from, t_to: row.t_to, confidence: row.confidence,
-  event_id: row.event_id, evidence_id: row.evidence_id, recorded_at: row.recorded_at
+  event_id: row.event_id, evidence_id: row.evidence_id, recorded_at: row.recorded_at,
+  scope: row.scope
 })
 CREATE (f)-[:ABOUT]->(e)
 FOREACH (event IN asserting_events | CREATE (event)-[:ASSERTS]->(f))

@@ -2,6 +2,7 @@
 // {{label}}, {{prefix}} and {{dimensions}} are validated identifiers / integers filled in by the
 // loader (labels and index names cannot be query parameters); values are always parameters.
 CREATE CONSTRAINT {{prefix}}_doc_id IF NOT EXISTS FOR (n:{{label}}) REQUIRE n.doc_id IS UNIQUE;
+CREATE INDEX {{prefix}}_scope IF NOT EXISTS FOR (n:{{label}}) ON (n.scope);
 CREATE INDEX {{prefix}}_kind IF NOT EXISTS FOR (n:{{label}}) ON (n.kind);
 CREATE INDEX {{prefix}}_conversation IF NOT EXISTS FOR (n:{{label}}) ON (n.conversation_id);
 CREATE INDEX {{prefix}}_session IF NOT EXISTS FOR (n:{{label}}) ON (n.session_id);

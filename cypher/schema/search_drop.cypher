@@ -15,4 +15,5 @@ DROP INDEX {{prefix}}_text_terms IF EXISTS;
 DROP INDEX {{prefix}}_session IF EXISTS;
 DROP INDEX {{prefix}}_conversation IF EXISTS;
 DROP INDEX {{prefix}}_kind IF EXISTS;
+DROP INDEX {{prefix}}_scope IF EXISTS;
 DROP CONSTRAINT {{prefix}}_doc_id IF EXISTS;

@@ -21,3 +21,7 @@ CREATE INDEX event_anchor IF NOT EXISTS
 FOR (n:Event) ON (n.anchor_datetime);
 CREATE INDEX event_turn IF NOT EXISTS
 FOR (n:Event) ON (n.turn_id);
+// Sessions by scope: few rows, so nearly free to keep; it also makes `scope` a property key
+// the database knows from the start (a query naming an unknown key draws a warning).
+CREATE INDEX session_scope IF NOT EXISTS
+FOR (n:Session) ON (n.scope);

@@ -31,7 +31,7 @@ from apexmem_neo import Memory
 from tests.unit.agent.alice import alice_store
 
 TOOLS = {"SchemaViewer", "EntityLookup", "GraphQuery", "Search", "Timeline", "Ask", "Ingest",
-         "IngestStatus"}  # fmt: skip
+         "IngestStatus", "Forget"}  # fmt: skip
 EMBEDDER = "all-MiniLM-L6-v2"
 PIANO = [
     {"speaker": "Alice", "text": "I started learning piano.", "anchor": "2024-04-02"},
@@ -59,7 +59,7 @@ def indexed_alice(tmp_path_factory: pytest.TempPathFactory) -> Path:
     """The Alice case in a SQLite store, indexed for search with the packaged embedder."""
     folder = tmp_path_factory.mktemp("alice")
     db = folder / "m.sqlite"
-    alice_store(db).close()
+    alice_store(db, scope="alice").close()  # the scope the server serves
     with Memory.sqlite(db, embedder=EMBEDDER, lm=None, home=folder / "home") as memory:
         assert memory.index() == 6
     return db

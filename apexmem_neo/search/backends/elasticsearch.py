@@ -7,13 +7,27 @@ fetched documents are read from doc values (``doc_id``, ``doc_json``), never fro
 in an index with vector fields a ``_source`` read of 80 documents took 16 ms in a scratch probe
 here, the binary doc values 4.5 ms.
 An unreachable server raises ``ServiceUnavailableError`` naming the URL, never a fallback.
+
+A search's scope is a ``term`` filter on the ``scope`` keyword, in the bool query of the
+lexical channels and in the ``filter`` of every kNN query (applied during the HNSW walk, so
+``k`` hits of the scope come back however many documents other scopes hold). An index made
+before scopes has no ``scope`` field and cannot be migrated in place (vectors and documents
+are kept out of ``_source``): ``create()`` refuses it with the command that rebuilds it.
+
+Erasing: a Lucene delete only marks a document (a soft delete); its terms, doc values and
+recovery source stay in the segment files, and the translog keeps the write, until a merge
+drops it and a flush trims the log. ``delete_documents`` therefore deletes, then merges the
+deleted documents away (see ``_expunge_deleted``) and flushes. It deletes the ids a search
+found with bulk deletes rather than ``_delete_by_query``, which needs the reindex module
+that minimal distributions leave out.
 """
 
 from __future__ import annotations
 
 import base64
 import contextlib
-from collections.abc import Callable, Iterable, Sequence
+import time
+from collections.abc import Callable, Collection, Iterable, Sequence
 from typing import Any, TypeVar
 
 import numpy as np
@@ -24,7 +38,7 @@ from elasticsearch import Elasticsearch, NotFoundError, helpers
 
 from apexmem_neo.errors import ServiceUnavailableError
 from apexmem_neo.search.config import DocField, Method
-from apexmem_neo.search.documents import ALL_KINDS, SearchDocument
+from apexmem_neo.search.documents import ALL_KINDS, SearchDocument, doc_ids_of
 from apexmem_neo.search.protocol import (
     ChannelRequest,
     EmbedderInfo,
@@ -32,6 +46,7 @@ from apexmem_neo.search.protocol import (
     IndexedDocument,
     SearchError,
     SearchFilters,
+    UnscopedIndexError,
     per_kind_vector_name,
     reconcile_embedder,
 )
@@ -61,6 +76,12 @@ the merge took 247 s instead of 697 (benchmarks/search/speed.py --optimize)."""
 BBQ_MIN_DIMS = 64
 # Quantised graphs gather oversample * k candidates and rescore them with the float vectors.
 RESCORE_OVERSAMPLE = 3.0
+SCAN_PAGE = 1000
+IDS_PER_SCAN = 4000
+EXPUNGE_WAIT_S = 120.0
+"""How long ``delete_documents`` waits for the shards' retention leases to pass its deletes
+(Elasticsearch renews them every 30 s) before it gives up with a ``SearchError``."""
+EXPUNGE_POLL_S = 1.0
 
 
 def vector_index_options(vector_index: str, dimensions: int = BBQ_MIN_DIMS) -> dict[str, Any]:
@@ -102,6 +123,7 @@ def mapping(
         "_source": {"excludes": [*VECTOR_FIELDS, "doc_json"]},
         "properties": {
             "doc_id": keyword,
+            "scope": keyword,
             "kind": keyword,
             "conversation_id": keyword,
             "session_id": keyword,
@@ -143,7 +165,10 @@ class ElasticsearchIndex:
 
     def create(self, dimensions: int, embedder: str = "") -> None:
         def _create() -> None:
-            stored = self._recorded()
+            mappings = self._mapping()
+            stored = self._recorded(mappings)
+            if mappings is not None and "scope" not in mappings["properties"]:
+                raise UnscopedIndexError(self._where())
             if reconcile_embedder(self._where(), stored, (embedder, dimensions)):
                 if stored is None:
                     self._client.indices.create(
@@ -157,17 +182,24 @@ class ElasticsearchIndex:
         self._call(_create)
 
     def embedder_info(self) -> EmbedderInfo | None:
-        return self._call(self._recorded)
+        return self._call(lambda: self._recorded(self._mapping()))
 
-    def _recorded(self) -> EmbedderInfo | None:
-        """The embedder recorded in the mapping's ``_meta`` ("" as name for an index made
-        before names were kept) with the vector size; None when the index does not exist."""
+    def _mapping(self) -> dict[str, Any] | None:
+        """The index's mapping (with ``properties``, maybe empty); None when there is no index."""
         try:
             found = self._client.indices.get_mapping(index=self._name)
         except NotFoundError:
             return None
-        mappings = found[self._name]["mappings"]
-        properties = mappings.get("properties", {})
+        mappings = dict(found[self._name]["mappings"])
+        mappings.setdefault("properties", {})
+        return mappings
+
+    def _recorded(self, mappings: dict[str, Any] | None) -> EmbedderInfo | None:
+        """The embedder recorded in the mapping's ``_meta`` ("" as name for an index made
+        before names were kept) with the vector size; None when the index does not exist."""
+        if mappings is None:
+            return None
+        properties = mappings["properties"]
         required = ("doc_id", "doc_json", VECTOR_FIELDS[0])
         missing = [f for f in required if f not in properties]
         if missing:
@@ -249,6 +281,108 @@ class ElasticsearchIndex:
             )
         return out
 
+    def delete_documents(
+        self, scope: str, graph_ids: Collection[str] | None = None
+    ) -> list[SearchDocument]:
+        """Delete the scope's documents of ``graph_ids`` (all when None), then merge every
+        deleted document out of the segments and flush the translog (module docstring); the
+        deleted documents. Blocks until the merge is done: up to the lease renewal interval
+        (30 s by default) plus the merge of the segments that held them."""
+
+        def _delete() -> list[SearchDocument]:
+            if self._mapping() is None:
+                return []
+            found = self._scope_documents(scope, graph_ids)
+            self._delete_ids([d.doc_id for d in found])
+            self._expunge_deleted()
+            return found
+
+        return self._call(_delete)
+
+    def _scope_documents(
+        self, scope: str, graph_ids: Collection[str] | None
+    ) -> list[SearchDocument]:
+        """The scope's documents of ``graph_ids`` (all when None), as stored."""
+        in_scope: dict[str, Any] = {"term": {"scope": scope}}
+        if graph_ids is None:
+            return self._scan([in_scope])
+        ids = doc_ids_of(graph_ids)
+        found: list[SearchDocument] = []
+        for start in range(0, len(ids), IDS_PER_SCAN):
+            chunk = ids[start : start + IDS_PER_SCAN]
+            found += self._scan([in_scope, {"ids": {"values": chunk}}])
+        return found
+
+    def _scan(self, filters: list[dict[str, Any]]) -> list[SearchDocument]:
+        """Every document the filters admit, paged by ``search_after`` on doc_id."""
+        found: list[SearchDocument] = []
+        after: list[Any] | None = None
+        while True:
+            hits = self._client.search(
+                index=self._name,
+                query={"bool": {"filter": filters}},
+                size=SCAN_PAGE,
+                sort=[{"doc_id": "asc"}],
+                search_after=after,
+                source=False,
+                docvalue_fields=[{"field": "doc_json"}],
+                track_total_hits=False,
+            )["hits"]["hits"]
+            found += [_stored(hit) for hit in hits]
+            if len(hits) < SCAN_PAGE:
+                return found
+            after = hits[-1]["sort"]
+
+    def _delete_ids(self, doc_ids: list[str]) -> None:
+        """Bulk-delete documents by id, then refresh: no search finds them afterwards."""
+        if not doc_ids:
+            return
+        actions = ({"_op_type": "delete", "_index": self._name, "_id": i} for i in doc_ids)
+        _, errors = helpers.bulk(self._client, actions, raise_on_error=False, refresh=False)
+        # A document deleted meanwhile (404) is as gone as one deleted here.
+        rows = errors if isinstance(errors, list) else []
+        failed = [e for e in rows if e.get("delete", {}).get("status") != 404]
+        if failed:
+            raise SearchError(f"deleting from {self._name} failed: {failed[:3]}")
+        self._client.indices.refresh(index=self._name)
+
+    def _expunge_deleted(self) -> None:
+        """Merge the index's deleted documents out of its segments, then flush.
+
+        A merge keeps a soft-deleted document while its operation may still be needed: until
+        a flushed commit holds it and every shard's retention lease (kept for bringing a
+        replica up to date) has passed it. So this flushes, waits for the leases
+        (Elasticsearch renews them on its own schedule, every 30 s by default), then merges
+        every segment with deletes in it (``expunge_deletes_allowed`` 0; the default spares
+        segments under 10 % deleted).
+        """
+        shards = self._shard_stats()
+        if not any(copy["docs"]["deleted"] for copies in shards.values() for copy in copies):
+            return
+        self._client.indices.flush(index=self._name)
+        targets = {n: max(c["seq_no"]["max_seq_no"] for c in cs) for n, cs in shards.items()}
+        deadline = time.monotonic() + EXPUNGE_WAIT_S
+        while not _leases_past(self._shard_stats(), targets):
+            if time.monotonic() > deadline:
+                raise SearchError(
+                    f"{self._where()}: the documents are deleted and no search finds them, "
+                    f"but a retention lease (a replica behind or away) keeps their copies in "
+                    f"the segments after {EXPUNGE_WAIT_S:.0f} s; delete again later to purge them"
+                )
+            time.sleep(EXPUNGE_POLL_S)
+        self._client.indices.put_settings(
+            index=self._name, settings={"index.merge.policy.expunge_deletes_allowed": 0}
+        )
+        self._client.options(request_timeout=OPTIMIZE_TIMEOUT_S).indices.forcemerge(
+            index=self._name, only_expunge_deletes=True, wait_for_completion=True
+        )
+        self._client.indices.flush(index=self._name)
+
+    def _shard_stats(self) -> dict[str, list[dict[str, Any]]]:
+        """Per shard number, the stats of each copy (docs, seq_no, retention_leases)."""
+        stats = self._client.indices.stats(index=self._name, level="shards")
+        return dict(stats["indices"][self._name]["shards"])
+
     def get(self, doc_ids: Sequence[str]) -> dict[str, SearchDocument]:
         if not doc_ids:
             return {}
@@ -264,10 +398,7 @@ class ElasticsearchIndex:
                 track_total_hits=False,
             )
         )
-        docs = (
-            SearchDocument.model_validate_json(base64.b64decode(h["fields"]["doc_json"][0]))
-            for h in response["hits"]["hits"]
-        )
+        docs = (_stored(h) for h in response["hits"]["hits"])
         return {d.doc_id: d for d in docs}
 
     def count(self) -> int:
@@ -290,6 +421,23 @@ class ElasticsearchIndex:
 
     def close(self) -> None:
         """The client belongs to the caller; nothing to release here."""
+
+
+def _stored(hit: dict[str, Any]) -> SearchDocument:
+    """The document a hit carries in its ``doc_json`` doc value."""
+    return SearchDocument.model_validate_json(base64.b64decode(hit["fields"]["doc_json"][0]))
+
+
+def _leases_past(shards: dict[str, list[dict[str, Any]]], targets: dict[str, int]) -> bool:
+    """Whether every copy's retention leases retain nothing at or below its shard's target
+    sequence number (so a merge may drop the deletes up to it)."""
+    return all(
+        lease["retaining_seq_no"] > targets[number]
+        for number, copies in shards.items()
+        if number in targets
+        for copy in copies
+        for lease in copy["retention_leases"]["leases"]
+    )
 
 
 def _client_url(client: Elasticsearch) -> str:
@@ -363,6 +511,8 @@ _IDS_ONLY: dict[str, Any] = {
 def es_filters(filters: SearchFilters) -> list[dict[str, Any]]:
     """``SearchFilters`` as Elasticsearch filter clauses."""
     clauses: list[dict[str, Any]] = []
+    if filters.scope is not None:
+        clauses.append({"term": {"scope": filters.scope}})
     for field, allowed in (
         ("kind", filters.kinds),
         ("conversation_id", filters.conversation_ids),

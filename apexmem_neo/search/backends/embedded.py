@@ -16,8 +16,12 @@ filter columns), and later writes update it in place, so a query is a few numpy 
   ``max(OVERSAMPLE * k, MIN_CANDIDATES)`` admitted documents are scored exactly: the same
   trade as Elasticsearch's BBQ with rescoring. Memories of LOCOMO size stay exact.
 
-Migration: files written by the FTS5 version (schema 1) get their terms copied out of the
-FTS5 tables into ``search_docs`` the first time they are opened; the FTS5 tables are dropped.
+Every filter, the scope first, restricts the admitted rows before any top-k is taken, in
+every channel and in both dense paths, so a search returns ``k`` hits of its scope however
+many documents other scopes hold.
+
+The file's schema, its migrations from older versions and how erasing leaves nothing of a
+deleted document in it live in ``embedded_file``.
 """
 
 from __future__ import annotations
@@ -25,13 +29,14 @@ from __future__ import annotations
 import os
 import sqlite3
 import threading
-from collections.abc import Iterable, Sequence
+from collections.abc import Collection, Iterable, Sequence
 from pathlib import Path
 from typing import Any
 
 import numpy as np
 import numpy.typing as npt
 
+from apexmem_neo.search.backends import embedded_file
 from apexmem_neo.search.config import DocField, Method
 from apexmem_neo.search.documents import SearchDocument
 from apexmem_neo.search.protocol import (
@@ -41,19 +46,10 @@ from apexmem_neo.search.protocol import (
     IndexedDocument,
     SearchError,
     SearchFilters,
-    reconcile_embedder,
 )
+from apexmem_neo.search.sqlite_erase import connect
 
-SCHEMA_VERSION = 2
-_SCHEMA = (
-    "CREATE TABLE IF NOT EXISTS search_docs (rowid INTEGER PRIMARY KEY, doc_id TEXT UNIQUE "
-    "NOT NULL, kind TEXT NOT NULL, conversation_id TEXT, session_id TEXT, speaker TEXT, "
-    "time TEXT, doc_json TEXT NOT NULL, text_vector BLOB NOT NULL, context_vector BLOB NOT NULL, "
-    "text_terms TEXT NOT NULL DEFAULT '', context_terms TEXT NOT NULL DEFAULT '')",
-    "CREATE TABLE IF NOT EXISTS search_meta (key TEXT PRIMARY KEY, value TEXT NOT NULL)",
-)
-_OLD_FTS = {DocField.TEXT: "search_fts_text", DocField.CONTEXT: "search_fts_context"}
-_FILTER_COLUMNS = ("kind", "conversation_id", "session_id", "speaker", "time")
+_FILTER_COLUMNS = ("scope", "kind", "conversation_id", "session_id", "speaker", "time")
 _FIELDS = (DocField.TEXT, DocField.CONTEXT)
 BM25_K1 = 1.2
 BM25_B = 0.75
@@ -166,9 +162,11 @@ class _Memory:
             return
         self.doc_ids = [row[0] for row in rows]
         self.slot_of = {doc_id: slot for slot, doc_id in enumerate(self.doc_ids)}
-        for i, column in enumerate(_FILTER_COLUMNS, start=1):
-            self.columns[column] = [row[i] for row in rows]
-        for field, vector_at, terms_at in ((DocField.TEXT, 7, 9), (DocField.CONTEXT, 8, 10)):
+        for column in _FILTER_COLUMNS:
+            at = _AT[column]
+            self.columns[column] = [row[at] for row in rows]
+        for field in _FIELDS:
+            vector_at, terms_at = _AT[f"{field.value}_vector"], _AT[f"{field.value}_terms"]
             joined = b"".join(row[vector_at] for row in rows)
             self.vectors[field] = np.frombuffer(joined, np.float32).reshape(len(rows), -1).copy()
             self.tokens[field] = [self._token_ids(row[terms_at]) for row in rows]
@@ -239,6 +237,7 @@ class _Memory:
             self._rows.clear()
         mask = np.ones(self.size, dtype=bool)
         allowed_by_column = {
+            "scope": None if filters.scope is None else (filters.scope,),
             "kind": filters.kinds,
             "conversation_id": filters.conversation_ids,
             "session_id": filters.session_ids,
@@ -342,7 +341,7 @@ class EmbeddedIndex:
                     f"EmbeddedIndex: no index at {self._path}; call create() first "
                     "(apexmem index builds one)"
                 )
-            db = sqlite3.connect(self._path, check_same_thread=False)
+            db = connect(self._path)
             try:
                 row = db.execute(
                     "SELECT value FROM search_meta WHERE key = 'dimensions'"
@@ -353,34 +352,25 @@ class EmbeddedIndex:
             if row is None:
                 db.close()
                 raise SearchError(f"{self._path} is not a search index: no dimensions stored")
+            with db:
+                embedded_file.migrate_to_scopes(db)
             self._conn, self._dimensions = db, int(row[0])
 
     def create(self, dimensions: int, embedder: str = "") -> None:
         with self._lock:
             if self._conn is None:
-                self._conn = sqlite3.connect(self._path, check_same_thread=False)
-            db = self._conn
-            for statement in _SCHEMA:
-                db.execute(statement)
-            # Checked before the migration writes anything: a mismatch leaves the file as it was.
-            stored = _recorded(db)
-            if reconcile_embedder(self._path, stored, (embedder, dimensions)):
-                db.executemany(
-                    "INSERT OR REPLACE INTO search_meta VALUES (?, ?)",
-                    (("dimensions", str(dimensions)), ("embedder", embedder)),
-                )
-            _migrate_from_fts5(db)
-            db.execute(
-                "INSERT OR REPLACE INTO search_meta VALUES ('schema', ?)", (str(SCHEMA_VERSION),)
-            )
-            db.commit()
+                self._conn = connect(self._path)
+            embedded_file.create_schema(self._conn, self._path, dimensions, embedder)
+            self._conn.commit()
             self._dimensions = dimensions
 
     def embedder_info(self) -> EmbedderInfo | None:
         with self._lock:
-            if self._conn is None and (self._path == ":memory:" or not Path(self._path).is_file()):
-                return None
-            return _recorded(self._db())
+            return None if self._missing() else embedded_file.recorded(self._db())
+
+    def _missing(self) -> bool:
+        """Whether no index is open and none exists to open (no file, or in memory)."""
+        return self._conn is None and (self._path == ":memory:" or not Path(self._path).is_file())
 
     def upsert(self, docs: Iterable[IndexedDocument]) -> int:
         written = 0
@@ -423,21 +413,21 @@ class EmbeddedIndex:
         """Read every document into memory once (later writes keep it current)."""
         if self._memory is not None:
             return self._memory
+        db = self._db()  # first: opening an existing file reads its dimensions
         memory = _Memory(self._dimensions)
         sql = f"SELECT {', '.join(_COLUMNS)} FROM search_docs ORDER BY rowid"
-        memory.load(self._db().execute(sql).fetchall())
+        memory.load(db.execute(sql).fetchall())
         self._memory = memory
         return memory
 
     @staticmethod
     def _memory_put(memory: _Memory, row: Sequence[Any]) -> None:
         """One ``_COLUMNS`` row (as ``_row`` makes it) into memory."""
-        doc_id, *columns = row[:6]
         memory.put(
-            doc_id,
-            columns,
-            (row[9], row[10]),
-            (np.frombuffer(row[7], np.float32), np.frombuffer(row[8], np.float32)),
+            row[_AT["doc_id"]],
+            [row[_AT[column]] for column in _FILTER_COLUMNS],
+            [row[_AT[f"{field.value}_terms"]] for field in _FIELDS],
+            [np.frombuffer(row[_AT[f"{field.value}_vector"]], np.float32) for field in _FIELDS],
         )
 
     def get(self, doc_ids: Sequence[str]) -> dict[str, SearchDocument]:
@@ -461,6 +451,21 @@ class EmbeddedIndex:
             self._db().execute("PRAGMA optimize")
             self._load().warm()
 
+    def delete_documents(
+        self, scope: str, graph_ids: Collection[str] | None = None
+    ) -> list[SearchDocument]:
+        """Erase the scope's documents of ``graph_ids`` (all when None) from the file and from
+        memory; the erased documents. Nothing is left of them in the file's free space (see
+        ``embedded_file``) or in its write-ahead log, which is truncated."""
+        with self._lock:
+            if self._missing() or embedded_file.recorded(self._db()) is None:
+                return []  # never created, or dropped
+            where = f"search index {self._path}"
+            erased = embedded_file.erase(self._db(), scope, graph_ids, where)
+            if erased:
+                self._memory = None  # slots are positions: the next query reloads
+            return erased
+
     def count(self) -> int:
         with self._lock:
             row = self._db().execute("SELECT count(*) FROM search_docs").fetchone()
@@ -471,9 +476,9 @@ class EmbeddedIndex:
             if self._conn is None:
                 if not os.path.exists(self._path):
                     return  # never created: nothing to drop
-                self._conn = sqlite3.connect(self._path, check_same_thread=False)
+                self._conn = connect(self._path)
             db = self._conn
-            for table in ("search_docs", "search_meta", *_OLD_FTS.values()):
+            for table in embedded_file.TABLES:
                 db.execute(f"DROP TABLE IF EXISTS {table}")
             db.commit()
             self._memory = None
@@ -495,21 +500,20 @@ _COLUMNS = (
     "text_terms",
     "context_terms",
 )
+_AT = {column: i for i, column in enumerate(_COLUMNS)}
 _UPSERT = (
     f"INSERT INTO search_docs ({', '.join(_COLUMNS)}) "
-    "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT (doc_id) DO UPDATE SET "
-    "kind = excluded.kind, conversation_id = excluded.conversation_id, "
-    "session_id = excluded.session_id, speaker = excluded.speaker, time = excluded.time, "
-    "doc_json = excluded.doc_json, text_vector = excluded.text_vector, "
-    "context_vector = excluded.context_vector, text_terms = excluded.text_terms, "
-    "context_terms = excluded.context_terms"
+    f"VALUES ({', '.join('?' * len(_COLUMNS))}) ON CONFLICT (doc_id) DO UPDATE SET "
+    + ", ".join(f"{column} = excluded.{column}" for column in _COLUMNS[1:])
 )
 
 
 def _row(item: IndexedDocument) -> tuple[Any, ...]:
+    """The document as a row in ``_COLUMNS`` order."""
     doc = item.doc
     return (
         doc.doc_id,
+        doc.scope,
         doc.kind.value,
         doc.conversation_id,
         doc.session_id,
@@ -528,33 +532,3 @@ def _unit(vector: FloatArray) -> FloatArray:
     v = np.asarray(vector, dtype=np.float32)
     norm = float(np.linalg.norm(v))
     return v / norm if norm > 0 else v
-
-
-def _recorded(db: sqlite3.Connection) -> EmbedderInfo | None:
-    """The embedder the index recorded ("" as name for files written before names were kept);
-    None when it recorded nothing (never created, or dropped)."""
-    table = db.execute("SELECT 1 FROM sqlite_master WHERE name = 'search_meta'").fetchone()
-    meta = dict(db.execute("SELECT key, value FROM search_meta").fetchall()) if table else {}
-    if "dimensions" not in meta:
-        return None
-    return meta.get("embedder", ""), int(meta["dimensions"])
-
-
-def _migrate_from_fts5(db: sqlite3.Connection) -> None:
-    """Schema 1 kept terms only in FTS5 tables: copy them into search_docs, drop the tables."""
-    columns = {row[1] for row in db.execute("PRAGMA table_info(search_docs)")}
-    for field in _FIELDS:
-        if f"{field.value}_terms" not in columns:
-            db.execute(
-                f"ALTER TABLE search_docs ADD COLUMN {field.value}_terms TEXT NOT NULL DEFAULT ''"
-            )
-    for field, table in _OLD_FTS.items():
-        exists = db.execute(
-            "SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = ?", (table,)
-        ).fetchone()
-        if exists:
-            db.execute(
-                f"UPDATE search_docs SET {field.value}_terms = (SELECT terms FROM {table} "
-                f"WHERE {table}.rowid = search_docs.rowid)"
-            )
-            db.execute(f"DROP TABLE {table}")

@@ -9,7 +9,18 @@ and analysed terms, and lets a turn's context (neighbour window) be indexed as i
 
 Each kind's vectors live in their own properties (``turn_text_vector``, ...) with their own
 vector index, so a dense query filtered only by kind walks just the admitted kinds' HNSW
-graphs; other filters use an exact cosine scan over the admitted documents. Cypher lives in
+graphs; other filters use an exact cosine scan over the admitted documents.
+
+Scopes: every document node has a ``scope`` property (indexed) and every query checks it.
+Search nodes never get the graph's ``Scope_...`` labels, so the agent's scope-confined Cypher
+never sees them. Full-text and exact queries filter before their LIMIT. Neo4j's vector walk
+cannot filter, so a scoped kNN drops other scopes' nodes after the walk and, when fewer than
+``k`` remain while the walk may have stopped short, answers with the exact scan over the
+scope (read through the scope index): ``k`` hits come back however many documents other
+scopes hold. A namespace written before scopes is refused by ``create()`` with the rebuild
+command (its documents name no scope, and the stored JSON would need rewriting too).
+
+Cypher lives in
 cypher/{schema,queries}/search_*.cypher and is loaded by ``load_cypher``, which finds files
 through the store's loader (``apexmem_neo.store.neo4j.cypher_files``) and adds what search
 needs on top of it: the namespace label and index names as validated ``{{slot}}``
@@ -20,7 +31,7 @@ from __future__ import annotations
 
 import itertools
 import re
-from collections.abc import Callable, Iterable, Iterator, Sequence
+from collections.abc import Callable, Collection, Iterable, Iterator, Sequence
 from functools import lru_cache
 from typing import Any, TypeVar
 
@@ -29,7 +40,7 @@ from neo4j.exceptions import ServiceUnavailable, SessionExpired
 
 from apexmem_neo.errors import ServiceUnavailableError
 from apexmem_neo.search.config import DocField, Method
-from apexmem_neo.search.documents import ALL_KINDS, SearchDocument
+from apexmem_neo.search.documents import ALL_KINDS, SearchDocument, doc_ids_of
 from apexmem_neo.search.protocol import (
     ChannelRequest,
     EmbedderInfo,
@@ -37,6 +48,7 @@ from apexmem_neo.search.protocol import (
     IndexedDocument,
     SearchError,
     SearchFilters,
+    UnscopedIndexError,
     per_kind_vector_name,
     reconcile_embedder,
 )
@@ -50,6 +62,7 @@ from apexmem_neo.store.neo4j.cypher_files import (
 T = TypeVar("T")
 SEARCH_RELATIONSHIP = "INDEXES"
 REBUILD_COMMAND = "apexmem index --store neo4j --rebuild"
+FORGET_BATCH = 1000
 _IDENT = re.compile(r"^[A-Za-z][A-Za-z0-9_]{0,62}$")
 _SLOT = re.compile(r"\{\{(\w+)\}\}")
 _LABEL_USE = re.compile(r"\(\s*\w*\s*:\s*(\w+)")
@@ -133,6 +146,7 @@ class Neo4jNativeIndex:
 
     def create(self, dimensions: int, embedder: str = "") -> None:
         self._refuse_shared_vector_index()
+        self._refuse_unscoped_documents()
         stored = self._recorded()
         given = (embedder, dimensions)
         record = reconcile_embedder(self._where(), stored, given, REBUILD_COMMAND)
@@ -154,6 +168,11 @@ class Neo4jNativeIndex:
                 f"vector index {legacy}, not one per kind); drop it and index again "
                 f"({REBUILD_COMMAND})"
             )
+
+    def _refuse_unscoped_documents(self) -> None:
+        (statement,) = self._q("queries/search_unscoped")
+        if self._run(statement, {}):
+            raise UnscopedIndexError(self._where(), REBUILD_COMMAND)
 
     def embedder_info(self) -> EmbedderInfo | None:
         return self._recorded()
@@ -204,28 +223,71 @@ class Neo4jNativeIndex:
         return _hits(self._run(statement, params))
 
     def _dense(self, request: ChannelRequest) -> list[Hit]:
-        params = _filter_params(request.filters)
-        params.update(vector=list(request.vector), k=request.k)
-        if _only_kinds(request.filters):
-            (statement,) = self._q("queries/search_vector_ann")
-            params.update(
-                indexes=[
-                    f"{self._prefix}_{per_kind_vector_name(kind, request.field)}"
-                    for kind in request.filters.kinds or ALL_KINDS
-                ],
-                candidates=max(request.num_candidates, request.k),
-            )
-            return _hits(self._run(statement, params))
+        if _only_kinds_and_scope(request.filters):
+            hits = self._approximate(request)
+            if hits is not None:
+                return hits
         (statement,) = self._q("queries/search_vector_exact")
-        params["properties"] = {
-            kind.value: per_kind_vector_name(kind, request.field) for kind in ALL_KINDS
-        }
+        params = _filter_params(request.filters)
+        params.update(
+            vector=list(request.vector),
+            k=request.k,
+            properties={
+                kind.value: per_kind_vector_name(kind, request.field) for kind in ALL_KINDS
+            },
+        )
         return _hits(self._run(statement, params))
+
+    def _approximate(self, request: ChannelRequest) -> list[Hit] | None:
+        """The best ``k`` hits of the scope among the kinds' HNSW walks; None when fewer than
+        ``k`` survived the scope filter and a walk may have stopped short of the scope's
+        documents (it found all it was asked for), so only the exact scan can tell."""
+        (statement,) = self._q("queries/search_vector_ann")
+        candidates = max(request.num_candidates, request.k)
+        params = {
+            "vector": list(request.vector),
+            "scope": request.filters.scope,
+            "candidates": candidates,
+            "indexes": [
+                f"{self._prefix}_{per_kind_vector_name(kind, request.field)}"
+                for kind in request.filters.kinds or ALL_KINDS
+            ],
+        }
+        records = self._run(statement, params)
+        found = [
+            Hit(doc_id=h["doc_id"], score=float(h["score"])) for r in records for h in r["hits"]
+        ]
+        found.sort(key=lambda h: (-h.score, h.doc_id))
+        if len(found) < request.k and any(r["found"] >= candidates for r in records):
+            return None
+        return found[: request.k]
 
     def get(self, doc_ids: Sequence[str]) -> dict[str, SearchDocument]:
         (statement,) = self._q("queries/search_get")
         records = self._run(statement, {"doc_ids": list(doc_ids)})
         return {r["doc_id"]: SearchDocument.model_validate_json(r["doc_json"]) for r in records}
+
+    def delete_documents(
+        self, scope: str, graph_ids: Collection[str] | None = None
+    ) -> list[SearchDocument]:
+        """DETACH DELETE the scope's document nodes of ``graph_ids`` (all when None), in
+        transactions of ``FORGET_BATCH``; the deleted documents. Their properties (text,
+        terms, vectors), links and full-text and vector index entries go with the nodes;
+        the bytes Neo4j frees on disk are reused or pruned on its own schedule (store record
+        reuse, Lucene merges, transaction log retention), which Cypher cannot hurry."""
+        (statement,) = self._q("queries/search_forget")
+        batches: Iterable[list[str] | None] = (
+            [None] if graph_ids is None else _chunks(doc_ids_of(graph_ids), FORGET_BATCH)
+        )
+        erased: list[SearchDocument] = []
+        for doc_ids in batches:
+            params = {"scope": scope, "doc_ids": doc_ids, "limit": FORGET_BATCH}
+            while True:
+                records = self._run(statement, params, write=True)
+                erased += [SearchDocument.model_validate_json(r["doc_json"]) for r in records]
+                if len(records) < FORGET_BATCH:
+                    break
+        return erased
 
     def count(self) -> int:
         (statement,) = self._q("queries/search_count")
@@ -271,8 +333,10 @@ def _row(item: IndexedDocument) -> dict[str, Any]:
     }
 
 
-def _only_kinds(filters: SearchFilters) -> bool:
-    rest = filters.model_dump(exclude={"kinds"})
+def _only_kinds_and_scope(filters: SearchFilters) -> bool:
+    """Whether the HNSW walks can serve ``filters`` (kinds pick the indexes, the scope is
+    checked after the walk); any other filter needs the exact scan."""
+    rest = filters.model_dump(exclude={"kinds", "scope"})
     return all(value is None for value in rest.values())
 
 
@@ -281,6 +345,7 @@ def _filter_params(filters: SearchFilters) -> dict[str, Any]:
         return None if values is None else [str(v) for v in values]
 
     return {
+        "scope": filters.scope,
         "kinds": [k.value for k in (filters.kinds or ALL_KINDS)],
         "conversations": _list(filters.conversation_ids),
         "sessions": _list(filters.session_ids),

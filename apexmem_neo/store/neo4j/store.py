@@ -36,6 +36,7 @@ rules are those of ``apexmem_neo.store.protocol``.
 
 from __future__ import annotations
 
+import json
 import time
 from collections.abc import Callable, Collection, Iterator, Mapping, Sequence
 from contextlib import contextmanager
@@ -46,9 +47,10 @@ from neo4j import exceptions as neo4j_errors
 
 from apexmem_neo.errors import ServiceUnavailableError
 from apexmem_neo.ontology import Entity, EntityType, Event, GraphBatch
-from apexmem_neo.ontology.ids import normalize_text
+from apexmem_neo.ontology.ids import DEFAULT_SCOPE, normalize_text, scope_label
 from apexmem_neo.ontology.types import TimeLike, normalize_time
 from apexmem_neo.store import columns
+from apexmem_neo.store.erasure import Erasure, ErasureTarget
 from apexmem_neo.store.neo4j import cypher_files
 from apexmem_neo.store.protocol import (
     TABLES,
@@ -153,6 +155,7 @@ TEMPORAL_QUERIES: Final[tuple[str, ...]] = (
 )
 """The read queries behind the seven temporal methods (before/changes reuse as_of/history)."""
 
+ERASE_KINDS: Final = ("session", "turn", "evidence", "event", "fact", "entity", "property")
 DEFAULT_CHUNK_ROWS: Final = 5000
 _DISCONNECTED: Final = (neo4j_errors.ServiceUnavailable, neo4j_errors.SessionExpired)
 _SCHEMA_RACE_CODES: Final = frozenset(
@@ -241,16 +244,33 @@ class Neo4jGraphStore:
         for name, deletes_type in MIGRATIONS:
             if deletes_type is not None and deletes_type not in known_types:
                 continue
-            statement = Query(cypher_files.query(name))
-            while True:
-                try:
-                    records, _, _ = self.driver.execute_query(
-                        statement, {"limit": MIGRATION_BATCH}, database_=self.database
-                    )
-                except neo4j_errors.Neo4jError as exc:
-                    raise StoreError(f"Neo4j migration {name} failed: {exc.message}") from exc
-                if records[0]["changed"] == 0:
-                    break
+            self._run_migration(name)
+        if self._predates_scopes():
+            self._run_migration("migrate_scopes")
+            self._run_migration("migrate_scopes_participants")
+
+    def _predates_scopes(self) -> bool:
+        """Whether a session or entity lacks a scope. Asked with notifications off: on a new
+        database the property ``scope`` is unknown and Neo4j would warn about it."""
+        with self.driver.session(
+            database=self.database, notifications_min_severity="OFF"
+        ) as session:
+            record = session.run(Query(cypher_files.query("migrate_scopes_needed"))).single()
+        return bool(record is not None and record["needed"])
+
+    def _run_migration(self, name: str) -> None:
+        """Run migration query ``name`` batch after batch until it changes nothing."""
+        statement = Query(cypher_files.query(name))
+        params = {"limit": MIGRATION_BATCH, "label": scope_label(DEFAULT_SCOPE)}
+        while True:
+            try:
+                records, _, _ = self.driver.execute_query(
+                    statement, params, database_=self.database
+                )
+            except neo4j_errors.Neo4jError as exc:
+                raise StoreError(f"Neo4j migration {name} failed: {exc.message}") from exc
+            if records[0]["changed"] == 0:
+                break
 
     def _schema_statement(self, statement: str) -> None:
         try:
@@ -304,8 +324,10 @@ class Neo4jGraphStore:
         table_rows: Mapping[str, list[dict[str, Any]]],
         merge: bool,
     ) -> None:
+        scoped = {"scope": batch.scope, "label": scope_label(batch.scope)}
+
         def existing(kind: str, wanted: Collection[str]) -> set[str]:
-            found = self._run_write(tx, EXISTING_QUERIES[kind], ids=sorted(wanted))
+            found = self._run_write(tx, EXISTING_QUERIES[kind], ids=sorted(wanted), **scoped)
             return {record["id"] for record in found}
 
         # Inside the transaction, so the ids cannot vanish between the check and the write.
@@ -314,28 +336,32 @@ class Neo4jGraphStore:
         for table in TABLES:
             rows = table_rows[table]
             if merge:
-                self._run_chunks(tx, MERGE_QUERIES.get(table, WRITE_QUERIES[table]), rows)
+                self._run_chunks(tx, MERGE_QUERIES.get(table, WRITE_QUERIES[table]), rows, scoped)
             elif table in CREATE_NEW:
-                created = self._create_new(tx, CREATE_NEW[table], rows)
+                created = self._create_new(tx, CREATE_NEW[table], rows, scoped)
                 created_events |= created if table == "events" else set()
             elif table == "event_participants":
                 fresh = [row for row in rows if row["event_id"] in created_events]
                 known = [row for row in rows if row["event_id"] not in created_events]
-                self._run_chunks(tx, "write_participants_new", fresh)
-                self._run_chunks(tx, WRITE_QUERIES[table], known)
+                self._run_chunks(tx, "write_participants_new", fresh, scoped)
+                self._run_chunks(tx, WRITE_QUERIES[table], known, scoped)
             else:
-                self._run_chunks(tx, WRITE_QUERIES[table], rows)
-        self._run_chunks(tx, "link_turns", table_rows["turns"])
+                self._run_chunks(tx, WRITE_QUERIES[table], rows, scoped)
+        self._run_chunks(tx, "link_turns", table_rows["turns"], scoped)
 
     def _create_new(
-        self, tx: ManagedTransaction, plan: CreatePlan, rows: Sequence[dict[str, Any]]
+        self,
+        tx: ManagedTransaction,
+        plan: CreatePlan,
+        rows: Sequence[dict[str, Any]],
+        scoped: Mapping[str, str],
     ) -> set[str]:
         """CREATE the rows whose id is not stored yet, then their relationships; the new ids."""
-        stored = self._stored_ids(tx, plan.existing, [row[plan.key] for row in rows])
+        stored = self._stored_ids(tx, plan.existing, [row[plan.key] for row in rows], scoped)
         new = [row for row in rows if row[plan.key] not in stored]
         for chunk in _chunks(new, self.chunk_rows):
             payload = _grouped(chunk, plan.group_by) if plan.group_by else chunk
-            self._run_write(tx, plan.create, rows=payload)
+            self._run_write(tx, plan.create, rows=payload, **scoped)
         if plan.links is None:
             return {row[plan.key] for row in new}
         links = [
@@ -343,21 +369,28 @@ class Neo4jGraphStore:
             for row in new
             if any(row[column] is not None for column in plan.link_when)
         ]
-        self._run_chunks(tx, plan.links, links)
+        self._run_chunks(tx, plan.links, links, scoped)
         return {row[plan.key] for row in new}
 
-    def _stored_ids(self, tx: ManagedTransaction, query: str | None, ids: list[str]) -> set[str]:
+    def _stored_ids(
+        self, tx: ManagedTransaction, query: str | None, ids: list[str], scoped: Mapping[str, str]
+    ) -> set[str]:
         """Which of ``ids`` the store holds, by ``query`` (None: assume none, see CreatePlan)."""
         stored: set[str] = set()
         if query is None:
             return stored
         for chunk in _chunks(ids, self.chunk_rows):
-            stored.update(record["id"] for record in self._run_write(tx, query, ids=chunk))
+            found = self._run_write(tx, query, ids=chunk, **scoped)
+            stored.update(record["id"] for record in found)
         return stored
 
-    def _run_chunks(self, tx: ManagedTransaction, name: str, rows: Sequence[Any]) -> None:
+    def _run_chunks(
+        self, tx: ManagedTransaction, name: str, rows: Sequence[Any], scoped: Mapping[str, str]
+    ) -> None:
+        """Run ``name`` over ``rows`` in chunks; ``scoped`` gives the batch's scope and the
+        label its new nodes take."""
         for chunk in _chunks(rows, self.chunk_rows):
-            self._run_write(tx, name, rows=chunk)
+            self._run_write(tx, name, rows=chunk, **scoped)
 
     def _run_write(self, tx: ManagedTransaction, name: str, **params: Any) -> list[Record]:
         """Run write query ``name`` in ``tx`` to the end; its records (the write path's
@@ -372,24 +405,67 @@ class Neo4jGraphStore:
     def _session(self) -> Session:
         return self.driver.session(database=self.database)
 
+    # ---- erasure ----
+
+    def erase(self, target: ErasureTarget) -> Erasure:
+        """Delete what ``target`` names (``apexmem_neo.store.erasure``) and record it, in one
+        write transaction."""
+        self._require_ready()
+        with self._connection("erase"), self._session() as session:
+            try:
+                return session.execute_write(self._erase_tx, target)
+            except neo4j_errors.Neo4jError as exc:
+                raise StoreError(f"Neo4jGraphStore.erase rolled back: {exc.message}") from exc
+
+    def _erase_tx(self, tx: ManagedTransaction, target: ErasureTarget) -> Erasure:
+        params = {
+            "scope": target.scope,
+            "label": scope_label(target.scope),
+            "sessions": list(target.sessions),
+            "entities": list(target.entities),
+        }
+        (found,) = self._run_write(tx, f"erase_select_{target.kind}", **params)
+        ids = {kind: sorted(found[kind]) for kind in ERASE_KINDS}
+        erasure = Erasure(
+            scope=target.scope, kind=target.kind, targets=target.sessions or target.entities
+        )
+        erasure.erased_ids = ids
+        erasure.touched_entities = sorted(set(found["touched"]) - set(ids["entity"]))
+        (counts,) = self._run_write(tx, "erase_delete", ids=ids, scope=target.scope)
+        erasure.counts = {table: int(counts[table]) for table in TABLES}
+        record = erasure.record()
+        record["targets"] = list(erasure.targets)
+        record["counts_json"] = json.dumps(record.pop("counts"), sort_keys=True)
+        self._run_write(tx, "erase_record", record=record)
+        return erasure
+
+    def compact(self) -> None:
+        """Nothing to do here: deleted nodes are unreachable through the server at once."""
+
     # ---- lookups ----
 
     def counts(self) -> StoreCounts:
         (row,) = self._read("counts", {})
         return StoreCounts(**{table: row[table] for table in TABLES})
 
-    def get_entity(self, entity_id: str) -> Entity | None:
+    def get_entity(self, entity_id: str, scope: str | None = None) -> Entity | None:
         rows = self._read("get_entity", {"entity_id": entity_id})
-        return columns.entity_from_row(rows[0]) if rows else None
+        if not rows or (scope is not None and rows[0]["scope"] != scope):
+            return None
+        return columns.entity_from_row(rows[0])
 
-    def find_entities(self, name: str, entity_type: EntityType | None = None) -> list[Entity]:
+    def find_entities(
+        self, name: str, entity_type: EntityType | None = None, *, scope: str = DEFAULT_SCOPE
+    ) -> list[Entity]:
         wanted_type = None if entity_type is None else EntityType(entity_type).value
-        params = {"norm_name": normalize_text(name), "entity_type": wanted_type}
+        params = {"norm_name": normalize_text(name), "entity_type": wanted_type, "scope": scope}
         return [columns.entity_from_row(r) for r in self._read("find_entities", params)]
 
-    def get_event(self, event_id: str) -> Event | None:
+    def get_event(self, event_id: str, scope: str | None = None) -> Event | None:
         rows = self._read("get_event", {"event_id": event_id})
-        return columns.event_from_row(rows[0]) if rows else None
+        if not rows or (scope is not None and rows[0]["scope"] != scope):
+            return None
+        return columns.event_from_row(rows[0])
 
     # ---- temporal queries ----
 

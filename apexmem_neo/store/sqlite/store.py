@@ -10,15 +10,16 @@ temporal rules are those of ``apexmem_neo.store.protocol``.
 from __future__ import annotations
 
 import sqlite3
-from collections.abc import Collection, Iterator, Sequence
+from collections.abc import Callable, Collection, Iterator, Sequence
 from importlib import resources
 from pathlib import Path
 from typing import Any, ClassVar, Final
 
 from apexmem_neo.ontology import Entity, EntityType, Event, GraphBatch
-from apexmem_neo.ontology.ids import normalize_text
+from apexmem_neo.ontology.ids import DEFAULT_SCOPE, normalize_text
 from apexmem_neo.ontology.types import TimeLike, normalize_time
 from apexmem_neo.store import columns
+from apexmem_neo.store.erasure import Erasure, ErasureTarget
 from apexmem_neo.store.protocol import (
     TABLES,
     ChangeRecord,
@@ -31,6 +32,7 @@ from apexmem_neo.store.protocol import (
     ensure_references,
     time_before,
 )
+from apexmem_neo.store.sqlite import erase as sqlite_erase
 from apexmem_neo.store.timeutil import Clock, utc_now
 
 FACT_COLUMNS: Final = (
@@ -144,7 +146,7 @@ class SQLiteGraphStore:
         try:
             for batch in batches:
                 # inside the transaction, so a batch may reference ids an earlier one defined
-                ensure_references(batch, self._existing)
+                ensure_references(batch, self._existing_in(batch.scope))
                 table_rows = columns.batch_tuples(batch, batch.recorded_at or now)
                 for table in TABLES:
                     if table_rows[table]:
@@ -157,17 +159,32 @@ class SQLiteGraphStore:
             raise
         conn.execute("COMMIT")
 
-    def _existing(self, kind: str, wanted: Collection[str]) -> set[str]:
-        table, column = ID_COLUMNS[kind]
-        found: set[str] = set()
-        ordered = sorted(wanted)
-        for start in range(0, len(ordered), IN_CHUNK):
-            chunk = ordered[start : start + IN_CHUNK]
-            marks = ",".join("?" * len(chunk))
-            # table and column come from the fixed ID_COLUMNS map, never from input
-            sql = f"SELECT {column} FROM {table} WHERE {column} IN ({marks})"
-            found.update(r[0] for r in self.connection.execute(sql, chunk))
-        return found
+    def _existing_in(self, scope: str) -> Callable[[str, Collection[str]], set[str]]:
+        """The stored ids of a kind within ``scope``: a batch cannot point into another."""
+
+        def existing(kind: str, wanted: Collection[str]) -> set[str]:
+            table, column = ID_COLUMNS[kind]
+            found: set[str] = set()
+            ordered = sorted(wanted)
+            for start in range(0, len(ordered), IN_CHUNK):
+                chunk = ordered[start : start + IN_CHUNK]
+                marks = ",".join("?" * len(chunk))
+                # table and column come from the fixed ID_COLUMNS map, never from input
+                sql = f"SELECT {column} FROM {table} WHERE {column} IN ({marks}) AND scope = ?"
+                found.update(r[0] for r in self.connection.execute(sql, [*chunk, scope]))
+            return found
+
+        return existing
+
+    # ---- erasure ----
+
+    def erase(self, target: ErasureTarget) -> Erasure:
+        """Delete what ``target`` names (see ``apexmem_neo.store.erasure``) and record it."""
+        return sqlite_erase.erase(self.connection, target)
+
+    def compact(self) -> None:
+        """Leave no erased byte in the file or its WAL (VACUUM, then truncate the WAL)."""
+        sqlite_erase.compact(self.connection)
 
     # ---- lookups ----
 
@@ -177,26 +194,32 @@ class SQLiteGraphStore:
         values = {t: conn.execute(f"SELECT COUNT(*) FROM {t}").fetchone()[0] for t in TABLES}
         return StoreCounts(**values)
 
-    def get_entity(self, entity_id: str) -> Entity | None:
+    def get_entity(self, entity_id: str, scope: str | None = None) -> Entity | None:
         row = self.connection.execute(
             f"SELECT {ENTITY_COLUMNS} FROM entities WHERE entity_id = ?", (entity_id,)
         ).fetchone()
-        return None if row is None else columns.entity_from_row(row)
+        if row is None or (scope is not None and row["scope"] != scope):
+            return None
+        return columns.entity_from_row(row)
 
-    def find_entities(self, name: str, entity_type: EntityType | None = None) -> list[Entity]:
-        sql = f"SELECT {ENTITY_COLUMNS} FROM entities WHERE norm_name = ?"
-        params: list[str] = [normalize_text(name)]
+    def find_entities(
+        self, name: str, entity_type: EntityType | None = None, *, scope: str = DEFAULT_SCOPE
+    ) -> list[Entity]:
+        sql = f"SELECT {ENTITY_COLUMNS} FROM entities WHERE scope = ? AND norm_name = ?"
+        params: list[str] = [scope, normalize_text(name)]
         if entity_type is not None:
             sql += " AND entity_type = ?"
             params.append(EntityType(entity_type).value)
         sql += " ORDER BY entity_id"
         return [columns.entity_from_row(r) for r in self.connection.execute(sql, params)]
 
-    def get_event(self, event_id: str) -> Event | None:
+    def get_event(self, event_id: str, scope: str | None = None) -> Event | None:
         row = self.connection.execute(
             f"SELECT {EVENT_COLUMNS} FROM events WHERE event_id = ?", (event_id,)
         ).fetchone()
-        return None if row is None else columns.event_from_row(row)
+        if row is None or (scope is not None and row["scope"] != scope):
+            return None
+        return columns.event_from_row(row)
 
     # ---- temporal queries ----
 
@@ -282,12 +305,19 @@ def _migrate(conn: sqlite3.Connection, now: str) -> None:
         # executescript commits first, so BEGIN ... COMMIT makes one migration atomic; the
         # values spliced in are the packaged file's number and name and a normalised time.
         record = f"INSERT INTO schema_version VALUES ({number}, '{name}', '{now}');"
+        # Foreign keys off (it cannot change inside a transaction) so that a migration may
+        # rebuild a table that others reference, SQLite's documented way to alter a table.
+        conn.execute("PRAGMA foreign_keys = OFF")
         try:
             conn.executescript(f"BEGIN IMMEDIATE;\n{sql}\n{record}\nCOMMIT;")
         except sqlite3.DatabaseError as exc:
             if conn.in_transaction:
                 conn.execute("ROLLBACK")
             raise StoreError(f"SQLite migration {name} failed: {exc}") from exc
+        finally:
+            conn.execute("PRAGMA foreign_keys = ON")
+        if conn.execute("PRAGMA foreign_key_check").fetchone() is not None:
+            raise StoreError(f"SQLite migration {name} left rows with dangling references")
 
 
 def explain(conn: sqlite3.Connection, sql: str, params: Sequence[Any] | dict[str, Any]) -> str:

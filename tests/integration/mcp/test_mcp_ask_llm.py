@@ -37,7 +37,7 @@ def test_ask_answers_through_the_local_model(lm_api_base: str, tmp_path: Path) -
             return await client.call_tool("Ask", question)
 
     with memory:
-        memory.store.write(alice_batch())
+        memory.store.write(alice_batch(scope="alice"))
         jobs = IngestJobs(memory)
         result = anyio.run(ask)
         jobs.close()

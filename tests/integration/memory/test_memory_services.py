@@ -48,7 +48,7 @@ def test_memory_on_neo4j_adds_searches_and_queries_in_cypher(
             .turns[0]
             .text.startswith("Alice: Seattle")
         )
-        memory.store.write(alice_batch())
+        memory.store.write(alice_batch(scope="alice"))
         history = memory.history("Alice", "favourite_restaurant", scope="alice")
         assert [f.value for f in history.facts] == ["Italian Garden", "Sakura Sushi"]
         assert memory.stats().counts.turns >= 2

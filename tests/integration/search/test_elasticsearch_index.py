@@ -13,6 +13,8 @@ from apexmem_neo.search.backends.elasticsearch import VECTOR_FIELDS, Elasticsear
 from apexmem_neo.search.engine import HybridSearch
 from apexmem_neo.testing import HashingEmbedder
 from tests.unit.search.contract import *  # noqa: F403
+from tests.unit.search.contract import IN_SCOPE
+from tests.unit.search.scope_contract import *  # noqa: F403
 
 pytestmark = [pytest.mark.integration, pytest.mark.elasticsearch]
 
@@ -37,7 +39,7 @@ def test_unreachable_server_names_the_url() -> None:
     with pytest.raises(ServiceUnavailableError, match="127.0.0.1:9"):
         search.create()
     with pytest.raises(ServiceUnavailableError, match="elasticsearch"):
-        search.search("anything")
+        search.search("anything", filters=IN_SCOPE)
     client.close()
 
 
@@ -89,7 +91,11 @@ def test_one_refresh_makes_a_streamed_upsert_searchable(
     search.create()
     written = search.index_documents(corpus(), batch_size=2)  # three embedding batches
     assert written == len(corpus()) == search.index.count()
-    assert search.search("necklace", k=1).turns[0].text.startswith("Caroline: My friends")
+    assert (
+        search.search("necklace", k=1, filters=IN_SCOPE)
+        .turns[0]
+        .text.startswith("Caroline: My friends")
+    )
 
 
 def test_optimize_merges_to_one_segment_and_keeps_the_rankings(
@@ -104,9 +110,9 @@ def test_optimize_merges_to_one_segment_and_keeps_the_rankings(
         search.index_documents(corpus()[start : start + 2])
     assert index.segments() > 1
     queries = ("necklace", "When did Melanie paint a sunrise?", "support group")
-    before = [search.search(q, k=5) for q in queries]
+    before = [search.search(q, k=5, filters=IN_SCOPE) for q in queries]
     index.optimize()
     assert index.segments() == 1
-    assert [search.search(q, k=5) for q in queries] == before
+    assert [search.search(q, k=5, filters=IN_SCOPE) for q in queries] == before
     with pytest.raises(ValueError, match="max_segments"):
         index.optimize(0)

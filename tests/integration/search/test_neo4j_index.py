@@ -14,6 +14,7 @@ from apexmem_neo.search.documents import DocKind, SearchDocument
 from apexmem_neo.search.engine import HybridSearch
 from apexmem_neo.testing import HashingEmbedder
 from tests.unit.search.contract import *  # noqa: F403
+from tests.unit.search.scope_contract import *  # noqa: F403
 
 pytestmark = [pytest.mark.integration, pytest.mark.neo4j]
 
@@ -42,7 +43,9 @@ def test_documents_link_to_their_graph_nodes(
         index = make_index()
         search = HybridSearch(index, HashingEmbedder(dimensions=16))
         search.create()
-        doc = SearchDocument(kind=DocKind.TURN, graph_id=turn_id, text="Caroline: hello there")
+        doc = SearchDocument(
+            kind=DocKind.TURN, graph_id=turn_id, scope="s", text="Caroline: hello there"
+        )
         search.index_documents([doc])
         search.index_documents([doc])
         records, _, _ = neo4j_driver.execute_query(

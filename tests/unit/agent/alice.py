@@ -9,6 +9,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Final
 
+from apexmem_neo.memory.views import ScopedSearcher
 from apexmem_neo.ontology import (
     Entity,
     Event,
@@ -34,9 +35,9 @@ TEXT_1: Final = "My favourite restaurant is Italian Garden."
 TEXT_2: Final = "I have a new favourite restaurant now: Sakura Sushi!"
 
 
-def alice_batch(prefix: str = "", name: str = "Alice") -> GraphBatch:
-    """The case; ``prefix`` goes before every id and ``name`` names Alice, so that a shared
-    Neo4j database can hold a copy no other test's graph collides with."""
+def alice_batch(prefix: str = "", name: str = "Alice", scope: str = "default") -> GraphBatch:
+    """The case in ``scope``; ``prefix`` goes before every id and ``name`` names Alice, so
+    that a shared Neo4j database can hold a copy no other test's graph collides with."""
     p = prefix
     turns = [
         Turn(turn_id=p + TURN_1, session_id=p + SESSION, seq=0, speaker=name, listener="Bob",
@@ -67,27 +68,30 @@ def alice_batch(prefix: str = "", name: str = "Alice") -> GraphBatch:
         sessions=[Session(session_id=p + SESSION, conversation_id=p + "alice_conv", seq=1,
                           started_at="2024-01-15T10:00:00")],
         turns=turns,
-        entities=[Entity(entity_id=p + ALICE, name=name, entity_type="Person", role="Speaker")],
+        entities=[Entity(entity_id=p + ALICE, name=name, entity_type="Person", role="Speaker",
+                         scope=scope)],
         evidence=evidence,
         events=events,
         participants=[EventParticipant(event_id=e.event_id, entity_id=p + ALICE, role="Agent")
                       for e in events],
         facts=facts,
         recorded_at="2024-03-21T00:00:00",
+        scope=scope,
     )  # fmt: skip
 
 
-def alice_store(path: Path) -> SQLiteGraphStore:
-    """A SQLite store at ``path`` holding the Alice case (schema ready, open)."""
+def alice_store(path: Path, scope: str = "default") -> SQLiteGraphStore:
+    """A SQLite store at ``path`` holding the Alice case in ``scope`` (schema ready, open)."""
     store = SQLiteGraphStore(path)
     store.init_schema()
-    store.write(alice_batch())
+    store.write(alice_batch(scope=scope))
     return store
 
 
-def alice_search() -> HybridSearch:
-    """An in-memory hybrid search over the Alice case with the hashing embedder."""
+def alice_search() -> ScopedSearcher:
+    """An in-memory hybrid search over the Alice case (scope "default") with the hashing
+    embedder, seen from that scope as the tools see it."""
     search = HybridSearch(EmbeddedIndex(), HashingEmbedder())
     search.create()
     search.index_documents(documents_from_batch(alice_batch()))
-    return search
+    return ScopedSearcher(search, "default")

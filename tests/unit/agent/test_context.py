@@ -16,6 +16,7 @@ from apexmem_neo.agent.context import (
 from apexmem_neo.agent.models import AgentConfig
 from apexmem_neo.agent.timewords import QuestionTime, question_times, resolve_time_words
 from apexmem_neo.errors import ServiceUnavailableError
+from apexmem_neo.memory.views import ScopedSearcher
 from apexmem_neo.ontology import Entity, Fact, GraphBatch, Session, Turn
 from apexmem_neo.search import HybridSearch
 from apexmem_neo.search.backends.elasticsearch import ElasticsearchIndex
@@ -107,9 +108,10 @@ def test_prefetched_turns_are_listed_in_time_order(store: SQLiteGraphStore) -> N
         )
         for i, (day, text) in enumerate(said)
     ]
-    searcher = HybridSearch(EmbeddedIndex(), HashingEmbedder())
-    searcher.create()
-    searcher.index_documents(turn_documents(turns, [session], window=0))
+    engine = HybridSearch(EmbeddedIndex(), HashingEmbedder())
+    engine.create()
+    engine.index_documents(turn_documents(turns, [session], window=0, scope="default"))
+    searcher = ScopedSearcher(engine, "default")
     assert (searcher.search("pizza", k=2).turns[0].time or "").startswith("2024-05")  # ranked first
     config = AgentConfig(prefetch_entities=0, prefetch_turns=2)
     listed = prefetch(store, "pizza", searcher, config).text.split("Turns:\n", 1)[1].splitlines()
@@ -120,7 +122,8 @@ def test_prefetched_turns_are_listed_in_time_order(store: SQLiteGraphStore) -> N
 def test_a_search_server_that_is_down_is_named_not_hidden(store: SQLiteGraphStore) -> None:
     url = "http://127.0.0.1:9"  # nothing listens on the discard port
     client = Elasticsearch(url, request_timeout=2, max_retries=0)
-    searcher = HybridSearch(ElasticsearchIndex(client, "nowhere", url), HashingEmbedder())
+    engine = HybridSearch(ElasticsearchIndex(client, "nowhere", url), HashingEmbedder())
+    searcher = ScopedSearcher(engine, "default")
     config = AgentConfig(prefetch_entities=0, prefetch_turns=2)
     with pytest.raises(ServiceUnavailableError, match="127.0.0.1:9"):
         prefetch(store, "pizza", searcher, config)
@@ -165,9 +168,10 @@ def test_turns_keep_their_share_of_the_budget(store: SQLiteGraphStore) -> None:
              anchor=f"2024-01-0{i + 1}T10:00:00")
         for i in range(3)
     ]  # fmt: skip
-    searcher = HybridSearch(EmbeddedIndex(), HashingEmbedder())
-    searcher.create()
-    searcher.index_documents(turn_documents(turns, [session], window=0))
+    engine = HybridSearch(EmbeddedIndex(), HashingEmbedder())
+    engine.create()
+    engine.index_documents(turn_documents(turns, [session], window=0, scope="default"))
+    searcher = ScopedSearcher(engine, "default")
     quotes = [
         Fact(entity_id=ALICE, property="inspiring_story", dtype="str", value=q.value,
              t_from=q.t_from, event_id=q.event_id, evidence_id=q.evidence_id)

@@ -11,7 +11,7 @@ from apexmem_neo.agent.memory_index import graph_documents, index_graph, table_r
 from apexmem_neo.cli.app import app
 from apexmem_neo.construction.loaders import load_turns
 from apexmem_neo.memory import Memory
-from apexmem_neo.search import HybridSearch, documents_from_batch
+from apexmem_neo.search import HybridSearch, SearchFilters, documents_from_batch
 from apexmem_neo.search.backends.embedded import EmbeddedIndex
 from apexmem_neo.search.documents import DocKind
 from apexmem_neo.search.embedder import CachedEmbedder
@@ -53,7 +53,7 @@ def test_reindexing_is_idempotent_and_uses_the_cache(
     second = index_graph(search, backend)
     assert first == second == index.count() == len(documents_from_batch(alice_batch()))
     assert len(inner.calls) == calls  # the second pass embedded nothing new
-    hits = search.search("Sakura Sushi", k=2).turns
+    hits = search.search("Sakura Sushi", k=2, filters=SearchFilters(scope="default")).turns
     assert hits and hits[0].graph_id == TURN_2
     index.close()
     embedder.close()
@@ -77,7 +77,7 @@ def test_an_index_of_old_property_ids_is_rebuilt_not_doubled(
     search.index_documents(old_docs)
     assert index_graph(search, backend) == index.count() == len(old_docs)
     assert index.get(old_property_ids) == {}
-    properties = search.search("favourite", k=20).properties
+    properties = search.search("favourite", k=20, filters=SearchFilters(scope="default")).properties
     assert properties and all(h.graph_id.startswith("prp_") for h in properties)
     index.close()
 

@@ -159,8 +159,11 @@ def test_ingest_without_extraction_stores_turns_without_an_llm(home: Path, tmp_p
     assert code == 0, out
     assert "6 stored without extraction" in out and "search index" not in out
     assert not db.with_suffix(".search.sqlite").exists()
-    code, out = run("query", "SELECT COUNT(*) AS n FROM turns", "--db", str(db), "--json")
+    count = "SELECT COUNT(*) AS n FROM turns"
+    code, out = run("query", count, "--db", str(db), "--json", "--scope", "alice")
     assert json.loads(out)["rows"] == [[6]]
+    code, out = run("query", count, "--db", str(db), "--json")  # another scope sees none
+    assert json.loads(out)["rows"] == [[0]]
 
 
 def test_unknown_entity_with_brackets_prints_whole(alice_db: Path) -> None:

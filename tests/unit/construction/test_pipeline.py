@@ -24,7 +24,8 @@ from apexmem_neo.store.sqlite import SQLiteGraphStore
 from tests.unit.construction.conftest import event, fact, turn
 
 ADAPTER = CompactJSONAdapter()
-ALICE = entity_id(EntityType.PERSON.value, "Alice")
+SCOPE = "test"  # the conversation of conftest.turn, and so the scope
+ALICE = entity_id(EntityType.PERSON.value, "Alice", SCOPE)
 JAN, MAR = "2024-01-15T19:00:00", "2024-03-20T19:00:00"
 T1 = "My favourite restaurant is Italian Garden."
 T2 = "Now Sakura Sushi is my favorite restaurant."
@@ -80,8 +81,8 @@ def test_exact_matches_never_create_a_duplicate_entity(
     answers = {key(T1): restaurant("Italian Garden"), key(T2): restaurant("italian garden")}
     pipe, _ = pipeline(store, checkpoint, answers)
     pipe.ingest(alice_turns())
-    assert len(store.find_entities("Italian Garden")) == 1
-    assert len(store.find_entities("Alice")) == 1
+    assert len(store.find_entities("Italian Garden", scope=SCOPE)) == 1
+    assert len(store.find_entities("Alice", scope=SCOPE)) == 1
 
 
 def test_facts_carry_evidence_spans_into_the_turn_text_and_pronouns_resolve_to_speaker(
@@ -158,15 +159,15 @@ def test_ambiguous_mention_asks_the_llm_and_fuses_above_threshold(
     }
     pipe, _ = pipeline(store, checkpoint, answers)
     stats = pipe.ingest([turn(first, JAN, 0), turn(second, MAR, 1)])
-    caroline = entity_id("Person", "Caroline")
+    caroline = entity_id("Person", "Caroline", SCOPE)
     assert [f.value for f in store.history(caroline, "member_of")] == ["the club", "the choir"]
-    assert not store.find_entities("Carolina")
+    assert not store.find_entities("Carolina", scope=SCOPE)
     assert stats.llm["resolve_entity"]["calls"] == 1
     merges = [d for d in checkpoint.decisions() if d.kind == "merge"]
     assert [m.decision for m in merges] == ["fused"]
     llm = [d for d in checkpoint.decisions() if d.via == "llm"]
     assert llm[0].rationale == "Same person, spelling variant."
-    entities, _ = checkpoint.load_catalogs()
+    entities, _ = checkpoint.load_catalogs(SCOPE)
     assert "Carolina" in entities.entities[caroline].aliases
 
 
@@ -191,7 +192,7 @@ def test_low_confidence_choice_keeps_entities_apart_and_records_it(
     }
     pipe, _ = pipeline(store, checkpoint, answers)
     pipe.ingest([turn(first, JAN, 0), turn(second, JAN, 1)])
-    assert store.find_entities("Carolina")
+    assert store.find_entities("Carolina", scope=SCOPE)
     merges = [d for d in checkpoint.decisions() if d.kind == "merge"]
     assert [(m.decision, m.confidence) for m in merges] == [("kept_apart", 0.5)]
 
@@ -351,7 +352,7 @@ def test_one_city_timeline_from_three_wordings_and_a_value_made_subject(
     )
     assert [f.value for f in store.history(ALICE, "lives_in")] == ["Denver", "Austin", "Seattle"]
     assert store.current(ALICE, "lives_in").value == "Seattle"  # type: ignore[union-attr]
-    denver = entity_id(EntityType.PLACE.value, "Denver")
+    denver = entity_id(EntityType.PLACE.value, "Denver", SCOPE)
     count = store.connection.execute("SELECT count(*) FROM facts WHERE entity_id = ?", (denver,))
     assert count.fetchone()[0] == 0
     assert stats.llm_calls == 3  # the synonyms were settled by the lexicon, not the LLM
@@ -373,7 +374,7 @@ def test_a_value_made_subject_without_first_person_words_keeps_its_subject(
     answer = event([("Denver", "Place", "Mentioned")], [fact("Denver", "name", "Denver", "Denver")])
     pipe, _ = pipeline(store, checkpoint, {key(text): answer})
     pipe.ingest([turn(text, JAN)])
-    denver = entity_id(EntityType.PLACE.value, "Denver")
+    denver = entity_id(EntityType.PLACE.value, "Denver", SCOPE)
     assert [f.value for f in store.history(denver, "name")] == ["Denver"]
     assert not [d for d in checkpoint.decisions() if d.kind == "subject"]
 
@@ -450,10 +451,39 @@ def test_speech_acts_and_empty_values_are_dropped_with_a_reason(
     )
     pipe, _ = pipeline(store, checkpoint, {key(text): answer})
     stats = pipe.ingest([turn(text, JAN, speaker="Jon")])
-    jon = entity_id(EntityType.PERSON.value, "Jon")
+    jon = entity_id(EntityType.PERSON.value, "Jon", SCOPE)
     assert [f.value for f in store.history(jon, "job_loss")] == ["banker"]
     assert store.history(jon, "greeting") == [] and store.history(jon, "thank_you") == []
     dropped = [d for d in checkpoint.decisions() if d.kind == "dropped"]
     assert [d.mention for d in dropped] == ["Jon.greeting", "Jon.Thank You", "Jon.job_loss"]
     assert "speech act" in dropped[0].rationale and "no value" in dropped[2].rationale
     assert stats.facts_dropped == 3
+
+
+def test_two_scopes_resolve_apart_each_mom_keeps_her_own_city(
+    store: SQLiteGraphStore, checkpoint: Checkpoint
+) -> None:
+    said = {"alice": "Mom lives in Lisbon now.", "bob": "Mom lives in Oslo now."}
+    answers = {
+        key(text): event(
+            [("Mom", "Person", "Mentioned")],
+            [fact("Mom", "lives_in", text.split()[3].rstrip("."), text)],
+        )
+        for text in said.values()
+    }
+    turns = [
+        turn(text, JAN).model_copy(update={"conversation_id": scope, "source_key": scope})
+        for scope, text in said.items()
+    ]
+    pipe, _ = pipeline(store, checkpoint, answers)
+    pipe.ingest(turns)
+    (alice_mom,) = store.find_entities("Mom", scope="alice")
+    (bob_mom,) = store.find_entities("Mom", scope="bob")
+    assert [f.value for f in store.history(alice_mom.entity_id, "lives_in")] == ["Lisbon"]
+    assert [f.value for f in store.history(bob_mom.entity_id, "lives_in")] == ["Oslo"]
+    for scope in said:
+        entities, properties = checkpoint.load_catalogs(scope)
+        assert {e.scope for e in entities.entities.values()} == {scope}
+        assert {p.scope for p in properties.properties.values()} == {scope}
+    rows = store.connection.execute("SELECT DISTINCT scope FROM facts ORDER BY scope")
+    assert [r[0] for r in rows] == ["alice", "bob"]

@@ -24,7 +24,7 @@ from apexmem_neo.testing import HashingEmbedder
 from tests.unit.agent.alice import alice_batch
 
 TOOLS = {"SchemaViewer", "EntityLookup", "GraphQuery", "Search", "Timeline", "Ask", "Ingest",
-         "IngestStatus"}  # fmt: skip
+         "IngestStatus", "Forget"}  # fmt: skip
 PIANO = [
     {"speaker": "Alice", "text": "I started learning piano.", "anchor": "2024-04-02T10:00:00"},
     {"speaker": "Bob", "text": "Nice! Which teacher?"},
@@ -73,7 +73,7 @@ def job_id(queued: CallToolResult) -> str:
     return text(queued).split("`")[1]
 
 
-def test_the_eight_tools_are_listed_each_with_a_scope(tmp_path: Path) -> None:
+def test_the_nine_tools_are_listed_each_with_a_scope(tmp_path: Path) -> None:
     with served(tmp_path) as (_, server, _jobs):
         tools = run(server, lambda c: c.list_tools()).tools
     assert {t.name for t in tools} == TOOLS
@@ -83,6 +83,8 @@ def test_the_eight_tools_are_listed_each_with_a_scope(tmp_path: Path) -> None:
     ingest = next(t for t in tools if t.name == "Ingest")
     assert ingest.annotations is not None and ingest.annotations.read_only_hint is False
     assert ingest.input_schema["properties"]["extract"]["default"] is False
+    forget = next(t for t in tools if t.name == "Forget")
+    assert forget.annotations is not None and forget.annotations.destructive_hint is True
 
 
 def test_no_search_index_means_no_search_tool(tmp_path: Path) -> None:
@@ -185,7 +187,7 @@ def test_read_tools_answer_over_a_stored_graph(tmp_path: Path) -> None:
         ]
 
     with served(tmp_path) as (memory, server, _jobs):
-        memory.store.write(alice_batch())
+        memory.store.write(alice_batch(scope="alice"))  # the server's default scope
         timeline, lookup, schema = run(server, scenario)
     assert "Value on 2024-02-01: Italian Garden" in timeline
     assert "Sakura Sushi" in lookup
@@ -354,3 +356,23 @@ def test_an_unexpected_failure_is_an_error_naming_it(
         monkeypatch.setattr(memory, "tools", broken)
         result = run(server, lambda c: c.call_tool("SchemaViewer", {}))
     assert result.is_error and "RuntimeError: disk on fire" in text(result)
+
+
+def test_forget_erases_a_session_that_ingest_stored(tmp_path: Path) -> None:
+    async def scenario(client: Client) -> dict[str, str]:
+        turns = [{**turn, "session": "lessons"} for turn in PIANO]
+        queued = await client.call_tool("Ingest", {"turns": turns})
+        await finished(client, job_id(queued))
+        out = {"before": text(await client.call_tool("Search", {"query": "learning piano"}))}
+        out["forget"] = text(await client.call_tool("Forget", {"session": "lessons"}))
+        out["after"] = text(await client.call_tool("Search", {"query": "learning piano"}))
+        sql = "SELECT count(*) AS n FROM turns"
+        out["rows"] = text(await client.call_tool("GraphQuery", {"query": sql}))
+        return out
+
+    with served(tmp_path) as (_, server, _jobs):
+        out = run(server, scenario)
+    said = "I started learning piano."
+    assert said in out["before"] and said not in out["after"]
+    assert "Erased (sessions)" in out["forget"] and "2 turns" in out["forget"]
+    assert "| 0 |" in out["rows"]

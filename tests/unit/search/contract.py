@@ -19,6 +19,8 @@ from apexmem_neo.search.protocol import EmptyQueryError, SearchFilters, SearchIn
 from apexmem_neo.testing import HashingEmbedder
 
 IndexFactory = Callable[[], SearchIndex]
+SCOPE = "conv-a"
+IN_SCOPE = SearchFilters(scope=SCOPE)
 
 SESSION_A = Session(conversation_id="conv-a", seq=1, started_at="2023-05-08T13:56:00")
 SESSION_B = Session(conversation_id="conv-a", seq=2, started_at="2023-06-01T09:00:00")
@@ -39,9 +41,10 @@ def corpus() -> list[SearchDocument]:
         for s, lines in ((SESSION_A, LINES_A), (SESSION_B, LINES_B))
         for i, (who, text) in enumerate(lines)
     ]
-    docs = turn_documents(turns, [SESSION_A, SESSION_B], window=1)
+    docs = turn_documents(turns, [SESSION_A, SESSION_B], window=1, scope=SCOPE)
     docs.append(
         SearchDocument(
+            scope=SCOPE,
             kind=DocKind.ENTITY,
             graph_id="ent_caroline",
             title="Caroline",
@@ -50,6 +53,7 @@ def corpus() -> list[SearchDocument]:
     )
     docs.append(
         SearchDocument(
+            scope=SCOPE,
             kind=DocKind.PROPERTY,
             graph_id="prop_hobby",
             title="hobby",
@@ -58,6 +62,7 @@ def corpus() -> list[SearchDocument]:
     )
     docs.append(
         SearchDocument(
+            scope=SCOPE,
             kind=DocKind.EVENT,
             graph_id="evt_paint",
             title="painting",
@@ -82,7 +87,7 @@ def loaded(make_index: IndexFactory, embedder: HashingEmbedder) -> HybridSearch:
 
 
 def test_search_returns_four_groups_with_graph_ids(loaded: HybridSearch) -> None:
-    results = loaded.search("Caroline adoption agencies", k=3)
+    results = loaded.search("Caroline adoption agencies", k=3, filters=IN_SCOPE)
     assert results.turns and results.turns[0].text.startswith("Caroline: I am researching")
     assert results.entities[0].graph_id == "ent_caroline"
     assert [h.graph_id for h in results.properties] == ["prop_hobby"]
@@ -94,7 +99,9 @@ def test_search_returns_four_groups_with_graph_ids(loaded: HybridSearch) -> None
 @pytest.mark.parametrize("config", [BM25_ONLY, DENSE_ONLY, HYBRID_WEIGHTED])
 def test_every_preset_finds_the_turn(loaded: HybridSearch, config: object) -> None:
     search = HybridSearch(loaded.index, loaded.embedder, config)  # type: ignore[arg-type]
-    hits = search.rank("necklace grandmother Sweden", 2, SearchFilters(kinds=(DocKind.TURN,)))
+    hits = search.rank(
+        "necklace grandmother Sweden", 2, SearchFilters(scope=SCOPE, kinds=(DocKind.TURN,))
+    )
     assert "necklace" in hits[0].text
 
 
@@ -114,38 +121,38 @@ def test_dense_ranking_spans_every_admitted_kind(loaded: HybridSearch) -> None:
     same order as the full ranking restricted to those kinds."""
     dense = HybridSearch(loaded.index, loaded.embedder, DENSE_ONLY)
     query = "painting at the lake on 1 May 2023: painted a sunrise"
-    everything = dense.rank(query, 20)
+    everything = dense.rank(query, 20, IN_SCOPE)
     assert everything[0].graph_id == "evt_paint"
     assert {h.kind for h in everything} == set(DocKind)
     two = (DocKind.EVENT, DocKind.ENTITY)
-    both = dense.rank(query, 20, SearchFilters(kinds=two))
+    both = dense.rank(query, 20, SearchFilters(scope=SCOPE, kinds=two))
     assert [h.doc_id for h in both] == [h.doc_id for h in everything if h.kind in two]
 
 
 @pytest.mark.parametrize("query", ["", "   ", "\n\t"])
 def test_empty_query_is_a_clear_error(loaded: HybridSearch, query: str) -> None:
     with pytest.raises(EmptyQueryError, match="empty"):
-        loaded.search(query)
+        loaded.search(query, filters=IN_SCOPE)
 
 
 def test_long_query_is_truncated_with_a_warning(loaded: HybridSearch) -> None:
     query = "necklace " + " ".join(["grandmother"] * 40)
     with pytest.warns(QueryTruncatedWarning, match="12"):
-        hits = loaded.rank(query, 2, SearchFilters(kinds=(DocKind.TURN,)))
+        hits = loaded.rank(query, 2, SearchFilters(scope=SCOPE, kinds=(DocKind.TURN,)))
     assert "necklace" in hits[0].text
 
 
 def test_reindexing_is_idempotent(loaded: HybridSearch) -> None:
-    before = loaded.search("painted sunrise lake", k=5)
+    before = loaded.search("painted sunrise lake", k=5, filters=IN_SCOPE)
     count = loaded.index.count()
     loaded.index_documents(corpus())
     assert loaded.index.count() == count == len(corpus())
-    after = loaded.search("painted sunrise lake", k=5)
+    after = loaded.search("painted sunrise lake", k=5, filters=IN_SCOPE)
     assert [h.doc_id for h in after.turns] == [h.doc_id for h in before.turns]
 
 
 def test_filters_by_session_speaker_and_time(loaded: HybridSearch) -> None:
-    turn_only = SearchFilters(kinds=(DocKind.TURN,))
+    turn_only = SearchFilters(scope=SCOPE, kinds=(DocKind.TURN,))
     by_session = turn_only.model_copy(update={"session_ids": (SESSION_B.session_id,)})
     hits = loaded.rank("went", 10, by_session)
     assert hits and {h.session_id for h in hits} == {SESSION_B.session_id}
@@ -153,21 +160,23 @@ def test_filters_by_session_speaker_and_time(loaded: HybridSearch) -> None:
     assert {h.speaker for h in loaded.rank("went kids sunrise", 10, by_speaker)} == {"Melanie"}
     late = turn_only.model_copy(update={"time_from": "2023-05-20T00:00:00"})
     assert {h.time for h in loaded.rank("went", 10, late)} == {SESSION_B.started_at}
-    early = SearchFilters(time_to="2023-05-02T00:00:00")
+    early = SearchFilters(scope=SCOPE, time_to="2023-05-02T00:00:00")
     assert [h.graph_id for h in loaded.rank("painted sunrise", 10, early)] == ["evt_paint"]
-    other = SearchFilters(conversation_ids=("conv-zzz",), kinds=(DocKind.TURN,))
+    other = SearchFilters(scope=SCOPE, conversation_ids=("conv-zzz",), kinds=(DocKind.TURN,))
     assert loaded.rank("went", 10, other) == []
 
 
 def test_kind_filter_limits_the_groups(loaded: HybridSearch) -> None:
-    results = loaded.search("painting", k=5, filters=SearchFilters(kinds=(DocKind.PROPERTY,)))
+    results = loaded.search(
+        "painting", k=5, filters=SearchFilters(scope=SCOPE, kinds=(DocKind.PROPERTY,))
+    )
     assert results.turns == [] and results.entities == [] and results.events == []
     assert [h.graph_id for h in results.properties] == ["prop_hobby"]
 
 
 def test_no_match_gives_empty_groups(loaded: HybridSearch) -> None:
     search = HybridSearch(loaded.index, loaded.embedder, BM25_ONLY)
-    assert search.search("zeppelin", k=5).turns == []
+    assert search.search("zeppelin", k=5, filters=IN_SCOPE).turns == []
 
 
 def test_get_returns_the_documents(loaded: HybridSearch) -> None:
@@ -177,10 +186,10 @@ def test_get_returns_the_documents(loaded: HybridSearch) -> None:
 
 
 def test_optimize_changes_no_result(loaded: HybridSearch) -> None:
-    before = loaded.search("painted sunrise lake", k=5)
+    before = loaded.search("painted sunrise lake", k=5, filters=IN_SCOPE)
     count = loaded.index.count()
     loaded.index.optimize()
-    after = loaded.search("painted sunrise lake", k=5)
+    after = loaded.search("painted sunrise lake", k=5, filters=IN_SCOPE)
     assert loaded.index.count() == count
     assert [(h.doc_id, round(h.score, 6)) for h in after.turns] == [
         (h.doc_id, round(h.score, 6)) for h in before.turns

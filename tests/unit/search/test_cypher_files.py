@@ -16,6 +16,7 @@ NAMES = [
     "queries/search_get",
     "queries/search_count",
     "queries/search_delete_all",
+    "queries/search_unscoped",
 ]
 
 

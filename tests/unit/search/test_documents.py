@@ -40,7 +40,7 @@ def test_turn_windows_stay_inside_their_session() -> None:
     s2 = Session(conversation_id="c", seq=2, started_at="2023-06-01T00:00:00")
     turns = _turns(s1, 3) + _turns(s2, 2)
     captions = {turns[1].turn_id: "a dog on a beach"}
-    docs = {d.graph_id: d for d in turn_documents(turns, [s1, s2], captions, window=1)}
+    docs = {d.graph_id: d for d in turn_documents(turns, [s1, s2], captions, window=1, scope="c")}
     first, middle = docs[turns[0].turn_id], docs[turns[1].turn_id]
     # Hits show the line as said; the date in words is indexed with it.
     assert first.text == "Ann: line 0" and first.date_words == "8 May 2023"
@@ -56,7 +56,7 @@ def test_turn_windows_stay_inside_their_session() -> None:
 
 def test_default_window_is_two_turns_each_side() -> None:
     s = Session(conversation_id="c", seq=1, started_at="2023-05-08T13:56:00")
-    docs = turn_documents(_turns(s, 6), [s])
+    docs = turn_documents(_turns(s, 6), [s], scope="c")
     assert docs[2].context == " ".join(
         f"{'Ann' if i % 2 == 0 else 'Bob'}: line {i}" for i in range(5)
     )
@@ -65,7 +65,7 @@ def test_default_window_is_two_turns_each_side() -> None:
 
 def test_window_zero_is_the_turn_alone() -> None:
     s = Session(conversation_id="c", seq=1, started_at="2023-05-08T13:56:00")
-    docs = turn_documents(_turns(s, 2), [s], window=0)
+    docs = turn_documents(_turns(s, 2), [s], window=0, scope="c")
     assert [d.context for d in docs] == ["Ann: line 0", "Bob: line 1"]
 
 

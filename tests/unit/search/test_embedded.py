@@ -14,10 +14,16 @@ from apexmem_neo.search.backends.embedded import EmbeddedIndex
 from apexmem_neo.search.config import DocField, Method
 from apexmem_neo.search.documents import DocKind, SearchDocument
 from apexmem_neo.search.engine import HybridSearch
-from apexmem_neo.search.protocol import ChannelRequest, IndexedDocument, SearchError
+from apexmem_neo.search.protocol import (
+    ChannelRequest,
+    IndexedDocument,
+    SearchError,
+    SearchFilters,
+)
 from apexmem_neo.testing import HashingEmbedder
 from tests.unit.search.contract import *  # noqa: F403
-from tests.unit.search.contract import corpus
+from tests.unit.search.contract import IN_SCOPE, corpus
+from tests.unit.search.scope_contract import *  # noqa: F403
 
 
 @pytest.fixture(params=["memory", "file", "sign-bits"])
@@ -54,14 +60,22 @@ def test_index_survives_reopening(tmp_path: Path) -> None:
     again = built_index_file(tmp_path / "x.sqlite3")
     again.create()
     assert again.index.count() == len(corpus())
-    assert again.search("necklace", k=1).turns[0].text.startswith("Caroline: My friends")
+    assert (
+        again.search("necklace", k=1, filters=IN_SCOPE)
+        .turns[0]
+        .text.startswith("Caroline: My friends")
+    )
 
 
 def test_a_built_index_file_is_searchable_without_create(tmp_path: Path) -> None:
     """The benchmarks' readers opened a built file without create(): every search raised and
     the agent's prefetch showed no turns. A reader now opens an existing file by itself."""
     reader = built_index_file(tmp_path / "built.sqlite3")
-    assert reader.search("necklace", k=1).turns[0].text.startswith("Caroline: My friends")
+    assert (
+        reader.search("necklace", k=1, filters=IN_SCOPE)
+        .turns[0]
+        .text.startswith("Caroline: My friends")
+    )
     assert reader.index.count() == len(corpus())
 
 
@@ -92,9 +106,15 @@ def test_writes_after_the_first_query_are_searchable() -> None:
     search = HybridSearch(EmbeddedIndex(), HashingEmbedder(dimensions=16), BM25_ONLY)
     search.create()
     search.index_documents([d for d in docs if "necklace" not in d.context_text])
-    assert search.search("necklace", k=3).turns == []  # loads the in-memory arrays
+    assert (
+        search.search("necklace", k=3, filters=IN_SCOPE).turns == []
+    )  # loads the in-memory arrays
     search.index_documents(docs)
-    assert search.search("necklace", k=1).turns[0].text.startswith("Caroline: My friends")
+    assert (
+        search.search("necklace", k=1, filters=IN_SCOPE)
+        .turns[0]
+        .text.startswith("Caroline: My friends")
+    )
     search.index.close()
 
 
@@ -124,7 +144,7 @@ def test_an_fts5_index_file_is_migrated(tmp_path: Path) -> None:
         db.execute(
             "INSERT INTO search_docs VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
             (rowid, d.doc_id, d.kind.value, d.conversation_id, d.session_id, d.speaker,
-             d.time, d.model_dump_json(), item.text_vector.tobytes(),
+             d.time, d.model_dump_json(exclude={"scope"}), item.text_vector.tobytes(),
              item.context_vector.tobytes()),
         )  # fmt: skip
         db.execute("INSERT INTO search_fts_text VALUES (?)", (item.text_terms,))
@@ -133,7 +153,9 @@ def test_an_fts5_index_file_is_migrated(tmp_path: Path) -> None:
     db.close()
     search = HybridSearch(EmbeddedIndex(path), embedder)
     search.create()
-    assert search.search("necklace", k=1).turns[0].text.startswith("Caroline: My friends")
+    # Schema 1 predates scopes too: its documents join the scope 'default'.
+    hits = search.search("necklace", k=1, filters=SearchFilters(scope="default")).turns
+    assert hits[0].text.startswith("Caroline: My friends")
     tables = sqlite3.connect(path).execute("SELECT name FROM sqlite_master").fetchall()
     assert not [name for (name,) in tables if name.startswith("search_fts")]
     search.index.close()
@@ -149,8 +171,8 @@ def test_a_repeated_query_is_embedded_once() -> None:
     search.create()
     search.index_documents(corpus())
     embedder.calls.clear()
-    first = search.search("painted sunrise", k=3)
-    again = search.search("painted sunrise", k=3)
+    first = search.search("painted sunrise", k=3, filters=IN_SCOPE)
+    again = search.search("painted sunrise", k=3, filters=IN_SCOPE)
     assert first == again
     assert embedder.calls == [["painted sunrise"]]
     search.index.close()
@@ -165,7 +187,7 @@ def _clustered_index(n: int, dims: int, seed: int) -> tuple[EmbeddedIndex, np.nd
     index = EmbeddedIndex()
     index.create(dims)
     docs = [
-        SearchDocument(kind=DocKind.TURN, graph_id=f"t{i}", text=f"turn {i}", context="")
+        SearchDocument(kind=DocKind.TURN, graph_id=f"t{i}", scope="s", text=f"turn {i}", context="")
         for i in range(n)
     ]
     index.upsert(IndexedDocument(d, "", "", v, v) for d, v in zip(docs, vectors, strict=True))

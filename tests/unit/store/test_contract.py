@@ -23,6 +23,7 @@ from apexmem_neo.store import (
     StoreCounts,
     UnknownReferenceError,
 )
+from apexmem_neo.store.erasure import ErasureTarget
 
 ALICE = Entity(name="Alice Smith", entity_type="Person", role="Speaker")
 BOB = Entity(name="Bob", entity_type="Person")
@@ -401,3 +402,135 @@ def test_values_round_trip(
 
 def test_every_backend_satisfies_the_protocol(store: GraphStore) -> None:
     assert isinstance(store, GraphStore)
+
+
+def scoped_batch(scope: str, city: str, seq: int = 1, who: str = "Mom") -> GraphBatch:
+    """One session of a user's conversation: "<who> lives in <city>" said in ``scope``."""
+    session = Session(conversation_id=scope, seq=seq, started_at="2024-01-01")
+    turn = Turn(
+        session_id=session.session_id,
+        seq=1,
+        speaker="user",
+        text=f"{who} lives in {city}",
+        anchor_datetime="2024-01-01",
+    )
+    mom = Entity(name=who, entity_type="Person", scope=scope)
+    evidence = Evidence(text=turn.text, turn_id=turn.turn_id, span_start=0, span_end=3)
+    event = Event(
+        event_type="move",
+        anchor_datetime="2024-01-01",
+        turn_id=turn.turn_id,
+        evidence_id=evidence.evidence_id,
+    )
+    home = Fact(
+        entity_id=mom.entity_id,
+        property="lives_in",
+        value=city,
+        dtype="str",
+        t_from="2024-01-01",
+        event_id=event.event_id,
+        evidence_id=evidence.evidence_id,
+    )
+    return GraphBatch(
+        scope=scope,
+        sessions=[session],
+        turns=[turn],
+        entities=[mom],
+        evidence=[evidence],
+        events=[event],
+        participants=[EventParticipant(event_id=event.event_id, entity_id=mom.entity_id)],
+        facts=[home],
+    )
+
+
+def test_two_scopes_mom_are_two_entities_with_their_own_histories(store: GraphStore) -> None:
+    store.write(scoped_batch("alice", "Lisbon"))
+    store.write(scoped_batch("bob", "Oslo"))
+    (alice_mom,) = store.find_entities("Mom", scope="alice")
+    (bob_mom,) = store.find_entities("Mom", scope="bob")
+    assert alice_mom.entity_id != bob_mom.entity_id
+    assert (alice_mom.scope, bob_mom.scope) == ("alice", "bob")
+    assert values(store.history(alice_mom.entity_id, "lives_in")) == ["Lisbon"]
+    assert values(store.history(bob_mom.entity_id, "lives_in")) == ["Oslo"]
+    assert store.get_entity(bob_mom.entity_id, scope="alice") is None
+    assert store.get_entity(bob_mom.entity_id, scope="bob") == bob_mom
+    assert store.find_entities("Mom") == []  # the default scope holds no Mom
+
+
+def test_a_batch_cannot_reference_another_scopes_rows(store: GraphStore) -> None:
+    store.write(scoped_batch("alice", "Lisbon"))
+    (alice_mom,) = store.find_entities("Mom", scope="alice")
+    intruder = GraphBatch(
+        scope="mallory",
+        facts=[
+            Fact(
+                entity_id=alice_mom.entity_id,
+                property="lives_in",
+                value="Nowhere",
+                dtype="str",
+                t_from="2025-01-01",
+            )
+        ],
+    )
+    with pytest.raises(DanglingReferenceError):
+        store.write(intruder)
+    assert values(store.history(alice_mom.entity_id, "lives_in")) == ["Lisbon"]
+
+
+def test_a_batch_holds_one_scope() -> None:
+    with pytest.raises(ValueError, match="scope"):
+        GraphBatch(scope="alice", entities=[Entity(name="Mom", entity_type="Person")])
+
+
+def erase_fixture(store: GraphStore) -> None:
+    store.write(scoped_batch("alice", "Lisbon"))
+    store.write(scoped_batch("alice", "Porto", seq=2, who="Dad"))
+    store.write(scoped_batch("bob", "Oslo"))
+
+
+def test_erasing_a_session_takes_what_it_said_and_nothing_else(store: GraphStore) -> None:
+    erase_fixture(store)
+    before = store.counts()
+    (first,) = scoped_batch("alice", "Lisbon").sessions
+    erased = store.erase(ErasureTarget(scope="alice", sessions=(first.session_id,)))
+    assert erased.kind == "sessions" and erased.erased_ids["session"] == [first.session_id]
+    (mom,) = scoped_batch("alice", "Lisbon").entities
+    assert erased.erased_ids["entity"] == [mom.entity_id]  # nothing else spoke of her
+    assert store.find_entities("Mom", scope="alice") == []
+    (dad,) = store.find_entities("Dad", scope="alice")
+    assert values(store.history(dad.entity_id, "lives_in")) == ["Porto"]
+    (bob_mom,) = store.find_entities("Mom", scope="bob")
+    assert values(store.history(bob_mom.entity_id, "lives_in")) == ["Oslo"]
+    after = store.counts()
+    assert (before.turns - after.turns, before.facts - after.facts) == (1, 1)
+    assert erased.counts["turns"] == 1 and erased.counts["facts"] == 1
+
+
+def test_erasing_an_entity_keeps_the_turns_that_named_it(store: GraphStore) -> None:
+    erase_fixture(store)
+    (dad,) = store.find_entities("Dad", scope="alice")
+    before = store.counts()
+    erased = store.erase(ErasureTarget(scope="alice", entities=(dad.entity_id,)))
+    assert erased.erased_ids["entity"] == [dad.entity_id]
+    assert store.find_entities("Dad", scope="alice") == []
+    assert store.history(dad.entity_id, "lives_in") == []
+    after = store.counts()
+    assert after.turns == before.turns and before.facts - after.facts == 1
+
+
+def test_erasing_a_scope_leaves_only_the_others(store: GraphStore) -> None:
+    erase_fixture(store)
+    erased = store.erase(ErasureTarget(scope="alice"))
+    assert erased.kind == "scope" and len(erased.erased_ids["turn"]) == 2
+    assert store.find_entities("Mom", scope="alice") == []
+    assert store.find_entities("Dad", scope="alice") == []
+    only_bob = store.counts()
+    assert (only_bob.sessions, only_bob.turns, only_bob.facts, only_bob.entities) == (1, 1, 1, 1)
+
+
+def test_another_scope_cannot_erase_what_it_does_not_own(store: GraphStore) -> None:
+    erase_fixture(store)
+    (bob_mom,) = store.find_entities("Mom", scope="bob")
+    erased = store.erase(ErasureTarget(scope="alice", entities=(bob_mom.entity_id,)))
+    assert erased.erased_ids["entity"] == []
+    assert values(store.history(bob_mom.entity_id, "lives_in")) == ["Oslo"]

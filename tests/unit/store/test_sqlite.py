@@ -4,11 +4,12 @@ from __future__ import annotations
 
 import sqlite3
 from pathlib import Path
+from typing import Any
 
 import pytest
 
 from apexmem_neo.ontology import Entity, Fact, GraphBatch
-from apexmem_neo.store import StoreError, StoreNotReadyError
+from apexmem_neo.store import StoreError, StoreNotReadyError, columns
 from apexmem_neo.store.sqlite import SQLiteGraphStore
 from apexmem_neo.store.sqlite import store as store_module
 from apexmem_neo.store.sqlite.store import QUERIES, explain, migrations
@@ -130,21 +131,73 @@ def test_every_temporal_query_uses_an_index(name: str) -> None:
     assert "SCAN facts" not in plan
 
 
+def writes_without_scope(monkeypatch: pytest.MonkeyPatch, all_migrations: Any, upto: int) -> None:
+    """Make the store write as it did before migration ``upto + 1``, which added scopes."""
+    monkeypatch.setattr(store_module, "migrations", lambda: list(all_migrations())[:upto])
+    inserts = {
+        table: (
+            f"INSERT OR IGNORE INTO {table} ({', '.join(cols[:-1])}) "
+            f"VALUES ({', '.join('?' * (len(cols) - 1))})"
+        )
+        for table, cols in columns.COLUMNS.items()
+    }
+    monkeypatch.setattr(store_module, "INSERTS", inserts)
+    tuples = columns.batch_tuples
+
+    def unscoped(batch: GraphBatch, default: str) -> dict[str, list[tuple[Any, ...]]]:
+        return {t: [row[:-1] for row in rows] for t, rows in tuples(batch, default).items()}
+
+    monkeypatch.setattr(columns, "batch_tuples", unscoped)
+    monkeypatch.setattr(store_module.SQLiteGraphStore, "_existing_in", _unscoped_existing)
+
+
+def _unscoped_existing(store: SQLiteGraphStore, scope: str) -> Any:
+    def existing(kind: str, wanted: Any) -> set[str]:
+        table, column = store_module.ID_COLUMNS[kind]
+        marks = ",".join("?" * len(wanted))
+        sql = f"SELECT {column} FROM {table} WHERE {column} IN ({marks})"
+        return {r[0] for r in store.connection.execute(sql, list(wanted))}
+
+    return existing
+
+
+def test_migration_0005_puts_old_rows_in_the_default_scope(tmp_path: Path) -> None:
+    path = tmp_path / "old.sqlite3"
+    with pytest.MonkeyPatch.context() as before_scopes:
+        writes_without_scope(before_scopes, store_module.migrations, 4)
+        old = opened(path)
+        old.write(old_ids.timeline_batch())
+        before = old.counts()
+        old.close()
+    store = opened(path)
+    assert store.schema_version() >= 5
+    scopes = {
+        t: {r[0] for r in store.connection.execute(f"SELECT DISTINCT scope FROM {t}")}
+        for t in ("sessions", "turns", "entities", "properties", "facts")
+    }
+    assert all(found <= {"default"} for found in scopes.values())
+    store.write(old_ids.timeline_batch())  # the default scope's ids are the old ones
+    assert store.counts() == before
+    assert store.find_entities(ALICE.name, scope="default")
+    assert store.find_entities(ALICE.name, scope="alice") == []
+    store.close()
+
+
 def test_migration_0004_gives_old_fact_and_property_ids_the_short_prefixes(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     path = tmp_path / "old.sqlite3"
-    monkeypatch.setattr(store_module, "migrations", lambda: list(migrations())[:3])
-    old_ids.use_old_prefixes(monkeypatch)
-    old = opened(path)
-    old.write(old_ids.timeline_batch())
-    before = old.counts()
-    old_facts = old.connection.execute("SELECT fact_id, property_id FROM facts").fetchall()
-    history = old.history(ALICE_ID, "attr_1")
-    old.close()
+    with monkeypatch.context() as before_scopes:
+        writes_without_scope(before_scopes, store_module.migrations, 3)
+        old_ids.use_old_prefixes(before_scopes)
+        old = opened(path)
+        old.write(old_ids.timeline_batch())
+        before = old.counts()
+        old_facts = old.connection.execute("SELECT fact_id, property_id FROM facts").fetchall()
+        history = old.history(ALICE_ID, "attr_1")
+        old.close()
     assert all(len(f) == len(p) == old_ids.OLD_ID_LENGTH for f, p in old_facts)
 
-    old_ids.restore_prefixes(monkeypatch)
     store = opened(path)  # applies 0004
     conn = store.connection
     facts = conn.execute("SELECT fact_id, property_id FROM facts").fetchall()

@@ -1,0 +1,88 @@
+"""`apexmem export | import`: one scope of a memory as a JSON Lines file of graph batches, and
+back (see ``apexmem_neo.memory.transfer``). A file exported from SQLite imports into Neo4j
+and the other way round; it imports only into the scope it was exported from."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Annotated
+
+import typer
+
+from apexmem_neo.cli.common import (
+    DEFAULT_SCOPE,
+    DbOpt,
+    IndexNameOpt,
+    JsonOpt,
+    ScopeOpt,
+    StoreOpt,
+    console,
+    fail,
+    print_json,
+    using_memory,
+    warn,
+)
+
+
+def export(
+    out: Annotated[Path, typer.Argument(help="The JSON Lines file to write (replaced whole).")],
+    scope: ScopeOpt = DEFAULT_SCOPE,
+    store: StoreOpt = None,
+    db: DbOpt = None,
+    index_name: IndexNameOpt = None,
+    as_json: JsonOpt = False,
+) -> None:
+    """Export one scope (every session, turn, entity, fact...) as JSON Lines."""
+    if not out.parent.is_dir():
+        fail(f"{out.parent}: no such directory")
+    with using_memory(store, db, index_name, create=False) as memory:
+        result = memory.export(out, scope=scope)
+    if as_json:
+        print_json(result.model_dump())
+        return
+    rows = sum(result.rows.values())
+    if not rows:
+        warn(f"scope {scope!r} holds nothing: the file has only its header")
+    console.print(
+        f"exported {rows} rows of scope {scope!r} in {result.batches} batches to {out}",
+        highlight=False, markup=False, soft_wrap=True,
+    )  # fmt: skip
+
+
+def import_(
+    source: Annotated[Path, typer.Argument(help="A file written by `apexmem export`.")],
+    scope: Annotated[
+        str | None,
+        typer.Option("--scope", help="The scope to import into: the file's own (the default)."),
+    ] = None,
+    store: StoreOpt = None,
+    db: DbOpt = None,
+    index_name: IndexNameOpt = None,
+    search_index: Annotated[
+        bool,
+        typer.Option(
+            "--index/--no-index",
+            help="Index the scope for search (without: run `apexmem index` afterwards).",
+        ),
+    ] = True,
+    as_json: JsonOpt = False,
+) -> None:
+    """Import an exported scope (idempotent: rows already in memory are kept as they are)."""
+    if not source.is_file():
+        fail(f"{source}: no such file")
+    with using_memory(store, db, index_name, create=True) as memory:
+        result = memory.import_file(source, scope=scope, index=search_index)
+        where = memory.search_location or "(no search index)"
+    if as_json:
+        print_json(result.model_dump())
+        return
+    console.print(
+        f"imported {sum(result.rows.values())} rows of scope {result.scope!r} in "
+        f"{result.batches} batches: {sum(result.added.values())} new",
+        highlight=False, markup=False, soft_wrap=True,
+    )  # fmt: skip
+    if search_index:
+        console.print(
+            f"search index: {result.indexed} documents written to {where}",
+            highlight=False, markup=False, soft_wrap=True,
+        )  # fmt: skip

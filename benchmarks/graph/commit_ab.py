@@ -1,0 +1,146 @@
+"""The graph benchmark of two commits, interleaved: is the working tree as fast as a base?
+
+    .venv/bin/python -m benchmarks.graph.commit_ab --base eb3e8e7 --backend sqlite --rounds 5
+    .venv/bin/python -m benchmarks.graph.commit_ab --base eb3e8e7 --backend neo4j --rounds 3
+
+Each round runs ``benchmarks.graph.bench`` once from a git worktree of ``--base`` and once
+from this tree (in alternating order, so a machine that slows down mid-run slows both), each
+on a fresh store with the same generated data. Per arm: the median over rounds of the ingest
+rate (facts/s of the store's writes) and of every temporal query's p50. The ratios
+(this tree / base) are what to read: above 0.9 for ingest and below 1.1 for reads is "within
+10%". Results: benchmarks/results/commit_ab_<backend>.json; ``--publish`` also writes the
+summary to benchmarks/published/.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import statistics
+import subprocess
+import sys
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Any
+
+from benchmarks.memory import RESULTS
+
+ROOT = Path(__file__).resolve().parents[2]
+PUBLISHED = ROOT / "benchmarks" / "published"
+
+
+def worktree(base: str) -> Path:
+    """A checkout of ``base`` beside the results (made once, reused)."""
+    path = RESULTS / "worktrees" / base
+    if not path.is_dir():
+        path.parent.mkdir(parents=True, exist_ok=True)
+        subprocess.run(["git", "worktree", "add", "--force", str(path), base], cwd=ROOT, check=True)
+    return path
+
+
+def run_bench(tree: Path, args: argparse.Namespace) -> dict[str, Any]:
+    """One benchmark run from ``tree``; its results JSON."""
+    command = [
+        sys.executable, "-m", "benchmarks.graph.bench", "--backend", args.backend,
+        "--sizes", str(args.size), "--samples", str(args.samples),
+    ]  # fmt: skip
+    if args.backend == "neo4j":
+        command += ["--writers", str(args.writers), "--private-neo4j"]
+    env = {**os.environ, "PYTHONPATH": str(tree), "LITELLM_LOCAL_MODEL_COST_MAP": "True"}
+    subprocess.run(command, cwd=tree, env=env, check=True, stdout=subprocess.DEVNULL)
+    out = tree / "benchmarks" / "results" / f"graph_{args.backend}.json"
+    result: dict[str, Any] = json.loads(out.read_text(encoding="utf-8"))["results"][0]
+    return result
+
+
+def figures(run: dict[str, Any]) -> dict[str, float]:
+    found = {"ingest_facts_per_s": float(run["ingest"]["ingest_facts_per_s"])}
+    for query, latency in run["latency"].items():
+        found[f"{query}_p50_ms"] = float(latency["p50_ms"])
+    return found
+
+
+def summary(runs: dict[str, list[dict[str, float]]]) -> dict[str, Any]:
+    medians = {
+        arm: {k: statistics.median(r[k] for r in rows) for k in rows[0]}
+        for arm, rows in runs.items()
+    }
+    ratios = {
+        k: round(medians["tree"][k] / medians["base"][k], 3)
+        for k in medians["base"]
+        if medians["base"][k]
+    }
+    return {"medians": medians, "ratios_tree_over_base": ratios}
+
+
+def main(argv: list[str] | None = None) -> None:
+    parser = argparse.ArgumentParser(description=(__doc__ or "").split("\n")[0])
+    parser.add_argument("--base", required=True)
+    parser.add_argument("--backend", choices=["sqlite", "neo4j"], default="sqlite")
+    parser.add_argument("--size", type=int, default=100_000)
+    parser.add_argument("--samples", type=int, default=300)
+    parser.add_argument("--rounds", type=int, default=5)
+    parser.add_argument("--writers", type=int, default=2)
+    parser.add_argument("--publish", action="store_true")
+    args = parser.parse_args(argv)
+    trees = {"base": worktree(args.base), "tree": ROOT}
+    runs: dict[str, list[dict[str, float]]] = {"base": [], "tree": []}
+    for round_ in range(args.rounds):
+        order = ["base", "tree"] if round_ % 2 == 0 else ["tree", "base"]
+        for arm in order:
+            runs[arm].append(figures(run_bench(trees[arm], args)))
+            print(f"round {round_ + 1} {arm}: {runs[arm][-1]}", flush=True)
+    head = subprocess.run(["git", "rev-parse", "HEAD"], cwd=ROOT, capture_output=True, text=True)
+    record = {
+        "name": f"Graph benchmark, this tree vs {args.base} ({args.backend})",
+        "command": " ".join([".venv/bin/python -m benchmarks.graph.commit_ab", *sys.argv[1:]]),
+        "commit": head.stdout.strip(),
+        "base": args.base,
+        "date": datetime.now(UTC).date().isoformat(),
+        "size": args.size,
+        "rounds": args.rounds,
+        "runs": runs,
+        **summary(runs),
+    }
+    RESULTS.mkdir(parents=True, exist_ok=True)
+    out = RESULTS / f"commit_ab_{args.backend}.json"
+    out.write_text(json.dumps(record, indent=2), encoding="utf-8")
+    print(json.dumps(record["ratios_tree_over_base"], indent=2))
+    if args.publish:
+        publish(record, args)
+
+
+def publish(record: dict[str, Any], args: argparse.Namespace) -> None:
+    """The summary in the published format (one README table row)."""
+    ratios = record["ratios_tree_over_base"]
+    reads = [v for k, v in ratios.items() if k.endswith("_p50_ms")]
+    figures = {
+        "ingest_ratio": ratios["ingest_facts_per_s"],
+        "read_ratio_max": max(reads),
+        "read_ratio_min": min(reads),
+        "medians": record["medians"],
+    }
+    published = {
+        key: record[key] for key in ("name", "command", "commit", "base", "date", "rounds")
+    }
+    published |= {
+        "order": 9,
+        "tuned_on": "nothing (a cost check of a change, not a tuned figure)",
+        "evaluated_on": f"benchmarks.graph generated timelines, {args.size} facts, "
+        f"{args.rounds} interleaved rounds per arm",
+        "figures": figures,
+        "table": [
+            {
+                "result": f"Cost of the change vs {args.base}, {args.backend} ({args.size} facts)",
+                "figure": "ingest x{ingest_ratio}; temporal p50 x{read_ratio_min}-"
+                "x{read_ratio_max} (this tree / base, medians of interleaved rounds)",
+            }
+        ],
+    }
+    name = PUBLISHED / f"scope_cost_{args.backend}.json"
+    name.write_text(json.dumps(published, indent=2) + "\n", encoding="utf-8")
+
+
+if __name__ == "__main__":
+    main()
