@@ -166,7 +166,8 @@ def summary(measurements: list[Measurement], command: str) -> dict[str, Any]:
                 "{max_idle_interruptible_s} s after the answer, except a regex / reduce the "
                 "server cannot interrupt ({regex_idle_s:.0f} s / {reduce_idle_s:.0f} s); a "
                 "30M-element record still costs the client {huge_record_client_s:.0f} s and "
-                "{huge_record_rss_mb:.0f} MB after the answer",
+                "{huge_record_rss_mb:.0f} MB after the answer (runtime limits alone; the "
+                "scope guard every user query passes refuses all three before they run)",
             }
         ],
     }
