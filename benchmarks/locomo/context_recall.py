@@ -25,6 +25,8 @@ from rich.console import Console
 
 from apexmem_neo.agent.context import prefetch
 from apexmem_neo.agent.timewords import question_times
+from apexmem_neo.memory.views import ScopedSearcher
+from apexmem_neo.store.scoped import ScopedStore
 from benchmarks.locomo.baselines import fit_recent, rag_turns
 from benchmarks.locomo.data import (
     last_session_date,
@@ -90,10 +92,11 @@ def main(argv: list[str] | None = None) -> int:
     window = {dia[t.turn().turn_id] for t in fit_recent(turns, args.context_tokens)}
     flags: dict[str, dict[str, list[bool]]] = {"1-4": {}, "5": {}}
     with open_memory(args.store, db, memory_namespace(args.conversation)) as mem:
+        assert mem.search_index is not None  # open_memory always builds one
+        scope = turns[0].scope  # a LOCOMO conversation is its own scope
+        store, searcher = ScopedStore(mem.store, scope), ScopedSearcher(mem.search_index, scope)
         for q in questions:
-            found = prefetch(
-                mem.store, q.question, mem.search_index, config, question_times(q.question, qdate)
-            )
+            found = prefetch(store, q.question, searcher, config, question_times(q.question, qdate))
             agent = {dia.get(t, t) for t in labels_shown(found.text, found.labels.by_label)}
             rag = {
                 dia[t.turn().turn_id]
