@@ -47,6 +47,8 @@ def run_bench(tree: Path, args: argparse.Namespace) -> dict[str, Any]:
     ]  # fmt: skip
     if args.backend == "neo4j":
         command += ["--writers", str(args.writers), "--private-neo4j"]
+        if args.warmup_loads is not None:
+            command += ["--warmup-loads", str(args.warmup_loads)]
     env = {**os.environ, "PYTHONPATH": str(tree), "LITELLM_LOCAL_MODEL_COST_MAP": "True"}
     subprocess.run(command, cwd=tree, env=env, check=True, stdout=subprocess.DEVNULL)
     out = tree / "benchmarks" / "results" / f"graph_{args.backend}.json"
@@ -82,6 +84,9 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--samples", type=int, default=300)
     parser.add_argument("--rounds", type=int, default=5)
     parser.add_argument("--writers", type=int, default=2)
+    parser.add_argument(
+        "--warmup-loads", type=int, default=None, help="Neo4j: untimed loads per run first"
+    )
     parser.add_argument("--publish", action="store_true")
     args = parser.parse_args(argv)
     trees = {"base": worktree(args.base), "tree": ROOT}
