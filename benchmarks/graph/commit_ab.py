@@ -51,7 +51,8 @@ def run_bench(tree: Path, args: argparse.Namespace) -> dict[str, Any]:
             command += ["--warmup-loads", str(args.warmup_loads)]
     env = {**os.environ, "PYTHONPATH": str(tree), "LITELLM_LOCAL_MODEL_COST_MAP": "True"}
     subprocess.run(command, cwd=tree, env=env, check=True, stdout=subprocess.DEVNULL)
-    out = tree / "benchmarks" / "results" / f"graph_{args.backend}.json"
+    suffix = f"_{args.writers}writers" if args.backend == "neo4j" and args.writers > 1 else ""
+    out = tree / "benchmarks" / "results" / f"graph_{args.backend}{suffix}.json"
     result: dict[str, Any] = json.loads(out.read_text(encoding="utf-8"))["results"][0]
     return result
 

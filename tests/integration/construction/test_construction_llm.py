@@ -135,7 +135,7 @@ def test_alice_example_yields_two_coexisting_favourite_restaurant_facts(
     ]
     stats = graph.ingest(turns)
     assert stats.turns_failed == 0
-    alice = entity_id("Person", "Alice")
+    alice = entity_id("Person", "Alice", "test")
     props = [
         r[0]
         for r in graph.store.connection.execute(
@@ -168,7 +168,7 @@ def test_three_moves_make_one_city_timeline_about_the_speaker(
     ]
     stats = graph.ingest(turns)
     assert stats.turns_failed == 0
-    history = graph.store.history(entity_id("Person", "Alice"), "lives_in")
+    history = graph.store.history(entity_id("Person", "Alice", "test"), "lives_in")
     assert [f.value for f in history] == ["Denver", "Austin", "Seattle"], history
     graph.close()
 
@@ -182,7 +182,7 @@ def test_two_jobs_make_one_employer_timeline(lm_api_base: str, tmp_path: Path) -
     ]
     stats = graph.ingest(turns)
     assert stats.turns_failed == 0
-    alice = entity_id("Person", "Alice")
+    alice = entity_id("Person", "Alice", "test")
     employers = [f.value for f in graph.store.history(alice, "employer")]
     assert employers == ["Acme Corp", "Globex"], employers
     occupations = [f.value for f in graph.store.history(alice, "occupation")]
