@@ -366,7 +366,11 @@ def test_every_store_query_file_loads_and_is_allow_listed() -> None:
     assert store_queries <= set(cypher_files.query_names())
     for name in store_queries:
         assert "$" in cypher_files.query(name)
-    assert len(cypher_files.schema_statements()) == 16
+    statements = cypher_files.schema_statements()
+    assert all(" IF NOT EXISTS" in s for s in statements)
+    names = {s.split()[2] for s in statements}
+    assert len(names) == len(statements)
+    assert {"session_id_unique", "event_id_unique", "session_scope"} <= names
 
 
 def test_allow_list_rejects_unknown_labels_and_names() -> None:
