@@ -5,8 +5,10 @@
 1. replays turns left ``pending`` by a killed run (their finished batches are written
    again; writes are idempotent), then skips turns already ``done`` (and ``failed``, unless
    ``retry_failed``);
-2. runs ExtractEvent for the remaining turns on a pool of ``concurrency`` threads (one LLM
-   call per turn, bounded retries), consuming results in input order;
+2. runs ExtractCompact for the remaining turns on a pool of ``concurrency`` threads (one LLM
+   call per turn, bounded retries), consuming results in input order
+   (``extraction="full"`` runs the earlier ExtractEvent, whose output also carries dtypes,
+   model dates and confidences: about twice the generated tokens);
 3. for each turn, in order: resolves entities and properties (LLM only when ambiguous),
    grounds times, builds the GraphBatch, stages it in the checkpoint, writes it to the store
    and marks the turn done. A turn whose extraction still fails is written as a bare turn
@@ -23,15 +25,17 @@ import uuid
 from collections.abc import Callable, Sequence
 from concurrent.futures import Future, ThreadPoolExecutor
 from datetime import UTC, datetime
-from typing import Any
+from typing import Any, Literal
 
 from pydantic import BaseModel, Field
 
 from apexmem_neo.construction.calls import CallResult, LLMRunner, UsageLedger
 from apexmem_neo.construction.checkpoint import Checkpoint
+from apexmem_neo.construction.compact import as_extracted
 from apexmem_neo.construction.dense import CatalogDenseSource
 from apexmem_neo.construction.loaders import TurnInput
 from apexmem_neo.construction.merge import MERGE_THRESHOLD, Resolver, TurnMerge
+from apexmem_neo.llm.extract_compact import ExtractCompact
 from apexmem_neo.llm.extract_event import ExtractedEvent, ExtractEvent
 from apexmem_neo.ontology import GraphBatch
 from apexmem_neo.ontology.lexicon import offered_properties
@@ -46,6 +50,7 @@ class PipelineConfig(BaseModel):
     context_turns: int = Field(default=2, ge=0, le=10)
     retry_failed: bool = False
     demos: bool = True
+    extraction: Literal["compact", "full"] = "compact"
 
 
 class TurnReport(BaseModel):
@@ -135,7 +140,8 @@ class ConstructionPipeline:
         self.config = config or PipelineConfig()
         self.ledger = UsageLedger()
         self.runner = LLMRunner(lm, adapter, self.config.max_attempts, ledger=self.ledger)
-        self.extractor = ExtractEvent(demos=self.config.demos)
+        self.compact_extractor = ExtractCompact(demos=self.config.demos)
+        self.full_extractor = ExtractEvent(demos=self.config.demos)
         self.embedder = embedder
         self._resolvers: dict[str, Resolver] = {}
         self.on_turn = on_turn
@@ -215,17 +221,20 @@ class ConstructionPipeline:
         ]
         known = offered_properties(self._resolver(item.scope).properties.names())
 
+        turn_input: dict[str, Any] = {
+            "speaker": item.speaker,
+            "listener": item.listener or "",
+            "text": item.text,
+            "anchor": item.turn().anchor_datetime,
+            "context": context,
+            "known_properties": known,
+        }
+
         def extract(config: dict[str, object]) -> ExtractedEvent:
-            event: ExtractedEvent = self.extractor(
-                speaker=item.speaker,
-                listener=item.listener or "",
-                text=item.text,
-                anchor=item.turn().anchor_datetime,
-                context=context,
-                known_properties=known,
-                config=config,
-            )
-            return event
+            if self.config.extraction == "full":
+                event: ExtractedEvent = self.full_extractor(**turn_input, config=config)
+                return event
+            return as_extracted(self.compact_extractor(**turn_input, config=config), item.text)
 
         return pool.submit(self.runner.run, "extract", extract)
 

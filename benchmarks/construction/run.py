@@ -1,6 +1,13 @@
-"""Construction benchmark on one LOCOMO conversation (a subset of sessions by default).
+"""Construction benchmark: pipeline arms on the same LOCOMO turns, interleaved by session.
 
-Measures, for the turns ingested into a fresh SQLite store:
+Arms: ``compact`` (the default pipeline: ExtractCompact) and ``baseline`` (the earlier
+pipeline: ExtractEvent, whose output also carries dtypes, model dates and confidences).
+The first ``--compare-sessions`` sessions are ingested by every arm, alternating which arm
+goes first, each into its own store; the remaining sessions only by the first arm (for
+coverage). Before each arm's session one untimed call warms the
+server's prompt cache with that arm's prompt, as a long-running ingest keeps it warm.
+
+Per arm, for the turns it ingested into its fresh SQLite store:
 * coverage of LOCOMO's per-session "observation" annotations by the extracted facts: an
   observation counts as covered when some fact of the same session, rendered as a sentence
   ("Caroline attended event LGBTQ support group"), has cosine similarity >= --threshold
@@ -9,15 +16,17 @@ Measures, for the turns ingested into a fresh SQLite store:
   repeats another's, over all entities;
 * date accuracy against the session dates: a fact's t_from is accurate when it lies on or
   before its session's anchor (or after it only when its evidence speaks of the future)
-  and within 30 years before it; also how each date was found (rule, dateparser, model,
-  anchor default) and how often the grounder corrected the model;
-* LLM calls and tokens per turn (by stage), turns/s, and the storage share of wall time.
+  and within 30 years before it; also how each date was found;
+* LLM calls, tokens and seconds per turn on the compared sessions; ``speedup`` is the
+  baseline's seconds per turn over each other arm's, with the per-session ratios beside it.
 
 Usage (from the repo root):
-    .venv/bin/python -m benchmarks.construction.run --sessions 2
-    .venv/bin/python -m benchmarks.construction.run --model anthropic/claude-3-5-haiku-latest
-The data path defaults to ../shared/data/locomo/locomo_dev5.json; when it is absent the
-benchmark says so and exits 0. Results go to benchmarks/results/construction_locomo.json.
+    .venv/bin/python -m benchmarks.construction.run --conversation conv-30 --sessions 10 \\
+        --compare-sessions 3 --arms compact,baseline --publish
+The data path defaults to ../shared/data/locomo/locomo_dev5.json (``--data`` points
+elsewhere); when it is absent the benchmark says so and exits 0. Results go to
+benchmarks/results/construction_locomo.json; ``--publish`` writes
+benchmarks/published/construction.json.
 """
 
 from __future__ import annotations
@@ -25,17 +34,21 @@ from __future__ import annotations
 import argparse
 import json
 import re
+import subprocess
 import sys
 import tempfile
 from collections import Counter
+from dataclasses import dataclass, field
+from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
+import dspy
 import numpy as np
 
 from apexmem_neo.construction.candidates import loose_name
 from apexmem_neo.construction.checkpoint import Checkpoint
-from apexmem_neo.construction.loaders import load_locomo
+from apexmem_neo.construction.loaders import TurnInput, load_locomo
 from apexmem_neo.construction.pipeline import (
     ConstructionPipeline,
     PipelineConfig,
@@ -43,15 +56,18 @@ from apexmem_neo.construction.pipeline import (
     TurnReport,
 )
 from apexmem_neo.llm import make_lm
+from apexmem_neo.ontology.lexicon import offered_properties
 from apexmem_neo.search.embedder import SentenceTransformerEmbedder
 from apexmem_neo.settings import Settings
 from apexmem_neo.store.sqlite import SQLiteGraphStore
 
 REPO = Path(__file__).resolve().parents[2]
 DEFAULT_DATA = REPO.parent / "shared" / "data" / "locomo" / "locomo_dev5.json"
+PUBLISHED = REPO / "benchmarks" / "published" / "construction.json"
 FUTURE = re.compile(
     r"\b(tomorrow|next|upcoming|coming|soon|will|going to|plan|in \w+ (days|weeks))\b"
 )
+WARM_ANCHOR = "2024-01-01T12:00:00"
 
 
 def _args(argv: list[str] | None) -> argparse.Namespace:
@@ -60,6 +76,13 @@ def _args(argv: list[str] | None) -> argparse.Namespace:
     p.add_argument("--conversation", default="conv-26")
     p.add_argument("--sessions", type=int, default=2, help="first N sessions (subset)")
     p.add_argument("--limit", type=int, default=None, help="first N turns only")
+    p.add_argument("--arms", default="compact", help="comma-separated: compact, baseline")
+    p.add_argument(
+        "--compare-sessions",
+        type=int,
+        default=None,
+        help="sessions every arm ingests (default all); the rest only the first arm",
+    )
     p.add_argument("--model", default=None, help="any LiteLLM model (default APEXMEM_LM)")
     p.add_argument("--api-base", default=None, help="default APEXMEM_LM_API_BASE for local")
     p.add_argument("--threshold", type=float, default=0.6, help="coverage cosine threshold")
@@ -69,8 +92,9 @@ def _args(argv: list[str] | None) -> argparse.Namespace:
         action="store_true",
         help="resolve entities without dense (embedding) candidates",
     )
-    p.add_argument("--db", type=Path, default=None, help="keep the graph in this file")
+    p.add_argument("--db-dir", type=Path, default=None, help="keep each arm's graph here")
     p.add_argument("--out", type=Path, default=REPO / "benchmarks/results/construction_locomo.json")
+    p.add_argument("--publish", action="store_true", help=f"write {PUBLISHED.name}")
     return p.parse_args(argv)
 
 
@@ -154,23 +178,212 @@ def llm_breakdown(stats: RunStats) -> dict[str, Any]:
         name: {"calls_per_turn": u["calls"] / turns, "tokens_per_turn": u["total_tokens"] / turns}
         for name, u in stats.llm.items()
     }
+    prompt = sum(int(u.get("prompt_tokens", 0)) for u in stats.llm.values())
+    completion = sum(int(u.get("completion_tokens", 0)) for u in stats.llm.values())
     return {
+        "turns": stats.processed,
+        "seconds_per_turn": stats.wall_seconds / turns,
         "calls_per_turn": stats.llm_calls / turns,
         "tokens_per_turn": stats.tokens / turns,
+        "prompt_tokens_per_turn": prompt / turns,
+        "completion_tokens_per_turn": completion / turns,
         "by_stage": per_stage,
-        "turns_per_second": turns / stats.wall_seconds if stats.wall_seconds else 0.0,
         "store_share_of_wall": stats.store_seconds / stats.wall_seconds
         if stats.wall_seconds
         else 0.0,
     }
 
 
-def _progress(report: TurnReport, stats: RunStats) -> None:
-    print(
-        f"{stats.processed}/{stats.turns_total} {report.source_key} {report.status} "
-        f"calls={report.llm_calls} facts={report.facts} wall={stats.wall_seconds:.0f}s",
-        flush=True,
-    )
+@dataclass
+class Arm:
+    """One pipeline variant with its own store, checkpoint and per-session run stats."""
+
+    name: str
+    pipeline: ConstructionPipeline
+    store: SQLiteGraphStore
+    checkpoint: Checkpoint
+    sessions: dict[int, RunStats] = field(default_factory=dict)
+
+    def warm(self) -> None:
+        """One untimed call with this arm's prompt, so the server's prompt cache holds it."""
+        pipeline = self.pipeline
+        known = offered_properties([])
+        with dspy.context(lm=pipeline.runner.lm, adapter=pipeline.runner.adapter):
+            extractor = pipeline.compact_extractor
+            if pipeline.config.extraction == "full":
+                extractor = pipeline.full_extractor
+            extractor(
+                speaker="Ann", listener="Ben", text="Hi!", anchor=WARM_ANCHOR,
+                known_properties=known,
+            )  # fmt: skip
+
+
+def _arm_configs(args: argparse.Namespace) -> dict[str, PipelineConfig]:
+    configs = {
+        "compact": PipelineConfig(concurrency=args.concurrency),
+        "baseline": PipelineConfig(concurrency=args.concurrency, extraction="full"),
+    }
+    return configs
+
+
+def _make_arms(args: argparse.Namespace, db_dir: Path) -> list[Arm]:
+    settings = Settings()
+    model = args.model or settings.lm
+    base, key = settings.lm_endpoint() if model == settings.lm else (None, None)
+    configs = _arm_configs(args)
+    names = [n.strip() for n in args.arms.split(",") if n.strip()]
+    unknown = [n for n in names if n not in configs]
+    if unknown:
+        raise SystemExit(f"unknown arm(s) {', '.join(unknown)}; known: {', '.join(configs)}")
+    embedder = None if args.no_dense else SentenceTransformerEmbedder()
+    arms = []
+    for name in names:
+        api_base = args.api_base or base
+        db = db_dir / f"{name}.sqlite"
+        store, checkpoint = SQLiteGraphStore(db), Checkpoint(db)
+        store.init_schema()
+        checkpoint.open()
+        pipeline = ConstructionPipeline(
+            store,
+            checkpoint,
+            make_lm(model, api_base, key),
+            configs[name],
+            on_turn=_progress(name),
+            embedder=embedder,
+        )
+        arms.append(Arm(name, pipeline, store, checkpoint))
+    return arms
+
+
+def _progress(arm: str) -> Any:
+    def show(report: TurnReport, stats: RunStats) -> None:
+        print(
+            f"[{arm}] {stats.processed}/{stats.turns_total} {report.source_key} "
+            f"{report.status} calls={report.llm_calls} facts={report.facts} "
+            f"wall={stats.wall_seconds:.0f}s",
+            flush=True,
+        )
+
+    return show
+
+
+def ingest_interleaved(
+    arms: list[Arm], turns: list[TurnInput], compare: int, source: str
+) -> list[int]:
+    """Every arm ingests the first ``compare`` sessions (the first arm first on even ones), the
+    first arm alone the rest; returns the compared session numbers."""
+    by_session: dict[int, list[TurnInput]] = {}
+    for item in turns:
+        by_session.setdefault(item.session_seq, []).append(item)
+    compared = sorted(by_session)[:compare]
+    for position, seq in enumerate(sorted(by_session)):
+        these = arms if seq in compared else arms[:1]
+        for arm in these if position % 2 == 0 else list(reversed(these)):
+            arm.warm()
+            arm.sessions[seq] = arm.pipeline.ingest(by_session[seq], f"{source}#session_{seq}")
+    return compared
+
+
+def arm_summary(
+    arm: Arm, sample: dict[str, Any], sessions: dict[int, str], compared: list[int], args: Any
+) -> dict[str, Any]:
+    facts = _facts(arm.store)
+    ran = {seq: sessions[seq] for seq in sorted(arm.sessions)}
+    on_compared = [arm.sessions[seq] for seq in compared if seq in arm.sessions]
+    return {
+        "sessions": sorted(ran),
+        "compared": llm_breakdown(RunStats.combined(on_compared)) if on_compared else None,
+        "all": llm_breakdown(RunStats.combined(list(arm.sessions.values()))),
+        "seconds_per_session": {
+            seq: [stats.processed, stats.wall_seconds] for seq, stats in arm.sessions.items()
+        },
+        "coverage": coverage(sample, facts, ran, args.threshold),
+        "entities": duplicates(arm.store),
+        "dates": dates(facts, arm.checkpoint),
+        "failed_turns": len(arm.checkpoint.failed()),
+    }
+
+
+def speedups(summaries: dict[str, dict[str, Any]], compared: list[int]) -> dict[str, Any]:
+    """Baseline seconds per turn over each other arm's, overall and per compared session."""
+    if "baseline" not in summaries:
+        return {}
+    base = summaries["baseline"]
+    result: dict[str, Any] = {}
+    for name, summary in summaries.items():
+        if name == "baseline" or summary["compared"] is None:
+            continue
+        per_session = []
+        for seq in compared:
+            (bn, bs), (n, s) = base["seconds_per_session"][seq], summary["seconds_per_session"][seq]
+            per_session.append(round((bs / bn) / (s / n), 3) if bn and n and s else None)
+        overall = base["compared"]["seconds_per_turn"] / summary["compared"]["seconds_per_turn"]
+        result[name] = {"speedup": round(overall, 3), "per_session": per_session}
+    return result
+
+
+def publish(record: dict[str, Any], args: argparse.Namespace) -> None:
+    """The headline summary of the compact arm against the baseline, in the published format."""
+    from benchmarks.published_results import wilson
+
+    compact, base = record["arms"]["compact"], record["arms"].get("baseline")
+    covered, observed = compact["coverage"]["covered"], compact["coverage"]["observations"]
+    accurate, dated = compact["dates"]["accurate"], compact["dates"]["facts"]
+    figures = {
+        "turns": compact["all"]["turns"],
+        "compared_turns": compact["compared"]["turns"] if compact["compared"] else 0,
+        "seconds_per_turn": {
+            name: round(arm["compared"]["seconds_per_turn"], 2)
+            for name, arm in record["arms"].items()
+            if arm["compared"]
+        },
+        "speedup": record["speedup"].get("compact", {}).get("speedup"),
+        "speedup_per_session": record["speedup"].get("compact", {}).get("per_session"),
+        "llm_calls_per_turn": round(compact["all"]["calls_per_turn"], 3),
+        "completion_tokens_per_turn": round(compact["all"]["completion_tokens_per_turn"], 1),
+        "coverage": {"successes": covered, "n": observed, "rate": round(covered / observed, 3)},
+        "date_accuracy": {"successes": accurate, "n": dated, "rate": round(accurate / dated, 3)},
+    }
+    if base is not None:
+        figures["baseline_llm_calls_per_turn"] = round(base["compared"]["calls_per_turn"], 3)
+        figures["baseline_coverage_on_compared"] = base["coverage"]
+    published = {
+        "order": 4,
+        "name": "Memory construction: compact extraction vs the earlier (full) extraction",
+        "command": record["command"],
+        "commit": record["commit"],
+        "date": record["date"],
+        "model": record["model"],
+        "tuned_on": "prompts and demos written on generated turns and the Alice sample; the "
+        "compact schema (and the rejected multi-turn windows) tried on conv-26 session 1",
+        "evaluated_on": f"LOCOMO {args.conversation} sessions 1-{args.sessions} "
+        f"({figures['turns']} turns; speed on sessions 1-{len(record['compared'])}, "
+        f"{figures['compared_turns']} turns, both arms interleaved by session)",
+        "figures": figures,
+        "ci95": {
+            "coverage": list(wilson(covered, observed)),
+            "date_accuracy": list(wilson(accurate, dated)),
+        },
+        "table": [
+            {
+                "result": "Construction speed, compact extraction vs the earlier one",
+                "figure": "x{speedup} faster ({seconds_per_turn[compact]} vs "
+                "{seconds_per_turn[baseline]} s per turn, {llm_calls_per_turn} LLM calls "
+                "per turn)",
+            },
+            {
+                "result": "Construction: observations covered (n={coverage[n]})",
+                "figure": "{coverage[rate]:.1%}",
+                "ci95": "coverage",
+            },
+            {
+                "result": "Construction: fact dates plausible (n={date_accuracy[n]})",
+                "figure": "{date_accuracy[rate]:.1%}",
+                "ci95": "date_accuracy",
+            },
+        ],
+    }
+    PUBLISHED.write_text(json.dumps(published, indent=2) + "\n", encoding="utf-8")
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -178,53 +391,39 @@ def main(argv: list[str] | None = None) -> int:
     if not args.data.is_file():
         print(f"LOCOMO data not found at {args.data}; skipping the construction benchmark.")
         return 0
-    settings = Settings()
-    model = args.model or settings.lm
-    base, key = settings.lm_endpoint() if model == settings.lm else (None, None)
-    lm = make_lm(model, args.api_base or base, key)
     turns = load_locomo(args.data, [args.conversation], args.sessions)[: args.limit]
     sample = next(
         s for s in json.loads(args.data.read_text()) if s["sample_id"] == args.conversation
     )
     sessions = {t.session_seq: t.session_id for t in turns}
-    db = args.db or Path(tempfile.mkdtemp(prefix="apexmem-bench-")) / "graph.sqlite"
-    store, checkpoint = SQLiteGraphStore(db), Checkpoint(db)
-    store.init_schema()
-    checkpoint.open()
-    config = PipelineConfig(concurrency=args.concurrency)
-    embedder = None if args.no_dense else SentenceTransformerEmbedder()
-    pipeline = ConstructionPipeline(
-        store, checkpoint, lm, config, on_turn=_progress, embedder=embedder
-    )
-    pipeline.ingest(turns, str(args.data))
-    # Every run on this file, so a benchmark resumed after a kill counts all its turns.
-    runs = [RunStats.model_validate(r) for r in checkpoint.runs()]
-    stats = RunStats.combined(runs)
-    facts = _facts(store)
-    result = {
-        "subset": {
-            "conversation": args.conversation,
-            "sessions": sorted(sessions),
-            "turns": len(turns),
-        },
-        "model": model,
+    db_dir = args.db_dir or Path(tempfile.mkdtemp(prefix="apexmem-bench-"))
+    db_dir.mkdir(parents=True, exist_ok=True)
+    arms = _make_arms(args, db_dir)
+    compare = args.compare_sessions if args.compare_sessions is not None else len(sessions)
+    compared = ingest_interleaved(arms, turns, compare, str(args.data))
+    summaries = {arm.name: arm_summary(arm, sample, sessions, compared, args) for arm in arms}
+    head = subprocess.run(["git", "rev-parse", "HEAD"], cwd=REPO, capture_output=True, text=True)
+    record = {
+        "command": " ".join([".venv/bin/python -m benchmarks.construction.run", *sys.argv[1:]]),
+        "commit": head.stdout.strip(),
+        "date": datetime.now(UTC).date().isoformat(),
+        "model": arms[0].pipeline.runner.lm.model,
+        "conversation": args.conversation,
+        "compared": compared,
         "dense_candidates": not args.no_dense,
-        "runs": len(runs),
-        "run": stats.model_dump(),
-        "llm": llm_breakdown(stats),
-        "coverage": coverage(sample, facts, sessions, args.threshold),
-        "entities": duplicates(store),
-        "dates": dates(facts, checkpoint),
-        "failed_turns": [f.model_dump() for f in checkpoint.failed()],
+        "arms": summaries,
+        "speedup": speedups(summaries, compared),
     }
     args.out.parent.mkdir(parents=True, exist_ok=True)
-    args.out.write_text(json.dumps(result, indent=2))
-    print(
-        json.dumps(
-            {k: result[k] for k in ("subset", "llm", "coverage", "entities", "dates")}, indent=2
-        )
-    )
+    args.out.write_text(json.dumps(record, indent=2, default=str))
+    brief = {
+        name: {k: s[k] for k in ("compared", "coverage", "dates")} for name, s in summaries.items()
+    }
+    print(json.dumps({"arms": brief, "speedup": record["speedup"]}, indent=2, default=str))
     print(f"written to {args.out}")
+    if args.publish:
+        publish(record, args)
+        print(f"published to {PUBLISHED}")
     return 0
 
 

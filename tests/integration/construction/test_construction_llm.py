@@ -13,7 +13,7 @@ import pytest
 
 from apexmem_neo.construction.checkpoint import Checkpoint
 from apexmem_neo.construction.loaders import TurnInput, load_locomo
-from apexmem_neo.construction.pipeline import ConstructionPipeline, RunStats
+from apexmem_neo.construction.pipeline import ConstructionPipeline, PipelineConfig, RunStats
 from apexmem_neo.llm import make_lm
 from apexmem_neo.ontology import Fact, GraphBatch
 from apexmem_neo.ontology.ids import entity_id
@@ -34,8 +34,8 @@ class Built:
         self.checkpoint.open()
         self.lm = make_lm(MODEL, lm_api_base, "local", max_tokens=800)
 
-    def ingest(self, turns: list[TurnInput]) -> RunStats:
-        return ConstructionPipeline(self.store, self.checkpoint, self.lm).ingest(turns)
+    def ingest(self, turns: list[TurnInput], config: PipelineConfig | None = None) -> RunStats:
+        return ConstructionPipeline(self.store, self.checkpoint, self.lm, config).ingest(turns)
 
     def close(self) -> None:
         self.checkpoint.close()
@@ -187,6 +187,39 @@ def test_two_jobs_make_one_employer_timeline(lm_api_base: str, tmp_path: Path) -
     assert employers == ["Acme Corp", "Globex"], employers
     occupations = [f.value for f in graph.store.history(alice, "occupation")]
     assert "Globex" not in occupations and "Acme Corp" not in occupations, occupations
+    graph.close()
+
+
+def test_consecutive_real_turns_build_with_exact_evidence_and_rule_dates(
+    lm_api_base: str, tmp_path: Path
+) -> None:
+    """The default (compact) extraction on the first four turns of a LOCOMO session."""
+    if not LOCOMO.is_file():
+        pytest.skip(f"LOCOMO data not found at {LOCOMO}")
+    turns = load_locomo(LOCOMO, ["conv-26"], max_sessions=1)[:4]  # "yesterday" in D1:3
+    graph = Built(tmp_path / "session.sqlite", lm_api_base)
+    stats = graph.ingest(turns)
+    assert stats.turns_done == 4 and stats.turns_failed == 0, graph.checkpoint.failed()
+    assert graph.checkpoint.counts() == {"done": 4}
+    assert stats.llm["extract"]["calls"] <= 6  # one per turn, rare retries
+    rows = graph.store.connection.execute(
+        "SELECT e.text, e.span_start, e.span_end, t.text, f.t_from FROM facts f "
+        "JOIN evidence e ON e.evidence_id = f.evidence_id JOIN turns t ON t.turn_id = e.turn_id"
+    ).fetchall()
+    assert rows and all(text[start:end] == quote for quote, start, end, text, _ in rows)
+    yesterday = [t_from for quote, *_, t_from in rows if "yesterday" in quote]
+    assert all(t.startswith("2023-05-07") for t in yesterday), rows
+    graph.close()
+
+
+def test_the_full_extraction_baseline_still_builds(lm_api_base: str, tmp_path: Path) -> None:
+    """The earlier extraction (dtypes, model dates, confidences), the benchmark's baseline."""
+    graph = Built(tmp_path / "per_turn.sqlite", lm_api_base)
+    turns = [turn("I live in Denver, in a small flat downtown.", "2024-01-11T10:00:00", 0, 1)]
+    stats = graph.ingest(turns, PipelineConfig(extraction="full"))
+    assert stats.turns_failed == 0 and stats.llm["extract"]["calls"] >= 1
+    history = graph.store.history(entity_id("Person", "Alice", "test"), "lives_in")
+    assert [f.value for f in history] == ["Denver"], history
     graph.close()
 
 

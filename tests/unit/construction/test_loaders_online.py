@@ -17,7 +17,7 @@ from apexmem_neo.construction.loaders import (
     parse_locomo_time,
 )
 from apexmem_neo.construction.online import build_online, relevance
-from apexmem_neo.construction.pipeline import ConstructionPipeline
+from apexmem_neo.construction.pipeline import ConstructionPipeline, PipelineConfig
 from apexmem_neo.llm import SchemaJSONAdapter
 from apexmem_neo.store.sqlite import SQLiteGraphStore
 from tests.unit.construction.conftest import event, fact, turn
@@ -152,7 +152,11 @@ def test_build_online_builds_relevant_turns_once_and_reuses_them(tmp_path: Path)
     store.init_schema()
     cp.open()
     pipe = ConstructionPipeline(
-        store, cp, dspy.utils.DummyLM(answers, adapter=adapter), adapter=adapter
+        store,
+        cp,
+        dspy.utils.DummyLM(answers, adapter=adapter),
+        PipelineConfig(extraction="full"),
+        adapter=adapter,
     )
     first = build_online("Which restaurant does Alice like?", turns, pipe)
     assert first.selected == ["test:1:0"] and first.built == 1 and first.reused == 0

@@ -24,6 +24,8 @@ from apexmem_neo.store.sqlite import SQLiteGraphStore
 from tests.unit.construction.conftest import event, fact, turn
 
 ADAPTER = CompactJSONAdapter()
+# These tests script ExtractEvent's (full) answers; compact ones are in test_compact.py.
+FULL = PipelineConfig(extraction="full")
 SCOPE = "test"  # the conversation of conftest.turn, and so the scope
 ALICE = entity_id(EntityType.PERSON.value, "Alice", SCOPE)
 JAN, MAR = "2024-01-15T19:00:00", "2024-03-20T19:00:00"
@@ -47,7 +49,8 @@ def pipeline(
     store: SQLiteGraphStore, checkpoint: Checkpoint, answers: Any, **config: Any
 ) -> tuple[ConstructionPipeline, dspy.utils.DummyLM]:
     lm = dspy.utils.DummyLM(answers, adapter=ADAPTER)
-    return ConstructionPipeline(store, checkpoint, lm, PipelineConfig(**config), ADAPTER), lm
+    settings = PipelineConfig(**{"extraction": "full", **config})
+    return ConstructionPipeline(store, checkpoint, lm, settings, ADAPTER), lm
 
 
 def alice_turns() -> list[TurnInput]:
@@ -311,7 +314,7 @@ def test_dense_candidates_from_an_embedder_catch_a_reordered_name(
     answers = {key(T1): restaurant("Italian Garden"), key(T2): restaurant("Garden Italian")}
     lm = dspy.utils.DummyLM(answers, adapter=ADAPTER)
     embedder = HashingEmbedder(dimensions=64) if with_embedder else None
-    pipe = ConstructionPipeline(store, checkpoint, lm, PipelineConfig(), ADAPTER, embedder=embedder)
+    pipe = ConstructionPipeline(store, checkpoint, lm, FULL, ADAPTER, embedder=embedder)
     pipe.ingest(alice_turns())
     names = store.connection.execute(
         "SELECT name FROM entities WHERE entity_type = 'Corporation'"
@@ -419,11 +422,11 @@ def test_every_turn_saves_the_run_and_resumed_runs_combine(
 
     answers = {key(T1): restaurant("Italian Garden"), key(T2): restaurant("Sakura Sushi")}
     lm = dspy.utils.DummyLM(answers, adapter=ADAPTER)
-    first = ConstructionPipeline(store, checkpoint, lm, PipelineConfig(), ADAPTER)
+    first = ConstructionPipeline(store, checkpoint, lm, FULL, ADAPTER)
     first.on_turn = saved_so_far
     first.ingest(alice_turns()[:1])
     assert seen == [1]  # saved before the turn was reported: a kill here keeps it
-    second = ConstructionPipeline(store, checkpoint, lm, PipelineConfig(), ADAPTER)
+    second = ConstructionPipeline(store, checkpoint, lm, FULL, ADAPTER)
     second.ingest(alice_turns())
     runs = [RunStats.model_validate(r) for r in checkpoint.runs()]
     combined = RunStats.combined(runs)
