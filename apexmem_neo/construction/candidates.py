@@ -229,6 +229,11 @@ class PropertyCatalog:
     def names(self) -> list[str]:
         return sorted(self.properties)
 
+    def names_in_order(self) -> list[str]:
+        """The names in the order they were added: a prompt listing them only grows at its
+        end, so the server's prompt cache keeps the part listed before."""
+        return list(self.properties)
+
     def rank(self, name: str, source: CandidateSource | None = None) -> list[Candidate]:
         snake = to_snake_case(name)
         if snake in self.properties:

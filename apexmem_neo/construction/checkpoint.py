@@ -252,7 +252,10 @@ class Checkpoint:
         sql = "SELECT entity_json FROM construction_entities WHERE scope = ?"
         for (text,) in self.conn.execute(sql, (scope,)):
             entities.add(Entity.model_validate_json(text))
-        sql = "SELECT property_json FROM construction_property_catalog WHERE scope = ?"
+        sql = (
+            "SELECT property_json FROM construction_property_catalog WHERE scope = ? "
+            "ORDER BY rowid"
+        )
         for (text,) in self.conn.execute(sql, (scope,)):
             properties.add(Property.model_validate_json(text))
         return entities, properties

@@ -219,7 +219,7 @@ class ConstructionPipeline:
             for t in turns[max(0, index - self.config.context_turns) : index]
             if t.session_id == item.session_id
         ]
-        known = offered_properties(self._resolver(item.scope).properties.names())
+        known = offered_properties(self._resolver(item.scope).properties.names_in_order())
 
         turn_input: dict[str, Any] = {
             "speaker": item.speaker,

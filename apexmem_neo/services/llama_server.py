@@ -59,12 +59,16 @@ MODEL_PARTS = 22
 MODEL_SIZE = 1_117_320_768
 MODEL_SHA256 = "cc324af070c2ecbfd324a30884d2f951a7ff756aba85cb811a6ec436933bb046"
 
-CONTEXT_SIZE = 8192
+CONTEXT_SIZE = 16384
+"""Shared by the slots: 8,192 tokens each."""
 THREADS = 2
 MAX_PREDICT = 2048
 """Server-side cap on generated tokens for requests that set none: a small model stuck in a
 repetition loop would otherwise hold the only slot until the context is full."""
-PARALLEL_SLOTS = 1
+PARALLEL_SLOTS = 2
+"""Two slots keep two prompt caches: a request goes to the slot whose cached prompt it shares
+most with, so construction's occasional resolution calls no longer evict the long
+extraction prompt (re-reading it costs about a minute here)."""
 
 _PART_NUMBER = re.compile(r"part(\d+)")
 _PART_MEMBER = re.compile(r"(?:^|/)part\d+\.bin$")

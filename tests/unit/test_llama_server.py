@@ -139,7 +139,7 @@ def test_launch_argv_carries_the_marker(tmp_path: Path) -> None:
     assert str(tmp_path / "cache" / "llm") in service.marker
     assert argv[argv.index("--alias") + 1] == MODEL_ALIAS
     assert argv[argv.index("-m") + 1] == str(service.model_path)
-    expected = (("-c", "8192"), ("-t", "2"), ("-np", "1"), ("-n", "2048"), ("--port", "18080"))
+    expected = (("-c", "16384"), ("-t", "2"), ("-np", "2"), ("-n", "2048"), ("--port", "18080"))
     for flag, value in expected:
         assert argv[argv.index(flag) + 1] == value
     assert "--jinja" in argv

@@ -15,9 +15,9 @@ from pydantic import BaseModel, Field
 from apexmem_neo.llm.coerce import EntityTypeField, OptionalShortText, ShortText, cut_to
 from apexmem_neo.llm.extract_event.models import FactValue
 
-MAX_FACTS = 8
+MAX_FACTS = 5
 MAX_MENTIONS = 5
-QUOTE_START_CHARS = 48
+QUOTE_START_CHARS = 32
 QuoteStart = Annotated[str, cut_to(QUOTE_START_CHARS), Field(max_length=QUOTE_START_CHARS)]
 
 
