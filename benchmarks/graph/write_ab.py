@@ -14,6 +14,9 @@ Each variant puts back one thing the write path did before a measured change:
 - ``row_repr``: the rows passed as plain lists, whose ``repr`` the driver builds for its
   debug log on every RUN even with debug logging off, as until 2026-12-03 (today: a list
   whose repr is its length);
+- ``unscoped_facts``: facts created without the ``Scope_`` label and linked without the
+  scope checks on their Entity, Event and Evidence, as before scopes (2026-12-04; a
+  diagnostic of what scopes cost the write path, not a store variant to go back to);
 - ``definitions_with_facts``: the generator's entities and properties in its first batch
   of facts rather than a batch of their own, as until 2026-12-03 (every later batch waits
   for that one, so the second writer idles while it runs).
@@ -79,6 +82,37 @@ def property_edge() -> Iterator[None]:
     def query(name: str) -> str:
         text = original(name)
         return with_property_edge(text) if name == "write_facts" else text
+
+    cypher_files.query = query  # type: ignore[assignment]
+    try:
+        yield
+    finally:
+        cypher_files.query = original  # type: ignore[assignment]
+
+
+UNSCOPED_FACTS: Final = (
+    (" WHERE e.scope = $scope", ""),
+    (" WHERE ev.scope = $scope", ""),
+    (" WHERE v.scope = $scope", ""),
+    ("CREATE (f:Fact:$($label) {", "CREATE (f:Fact {"),
+)
+
+
+@contextmanager
+def unscoped_facts() -> Iterator[None]:
+    """While inside, write_facts neither labels new facts with their scope nor checks the
+    scope of the nodes it links them to."""
+    original: Callable[[str], str] = cypher_files.query
+
+    def query(name: str) -> str:
+        text = original(name)
+        if name != "write_facts":
+            return text
+        for line, replacement in UNSCOPED_FACTS:
+            if text.count(line) != 1:
+                raise SystemExit(f"write_facts.cypher changed: {line!r} is not there once")
+            text = text.replace(line, replacement)
+        return text
 
     cypher_files.query = query  # type: ignore[assignment]
     try:
@@ -158,6 +192,7 @@ VARIANTS: Final[dict[str, Variant]] = {
     "replan": Variant(replan, 0),
     "row_repr": Variant(row_repr, 0),
     "definitions_with_facts": Variant(nullcontext, 0, definitions_first=False),
+    "unscoped_facts": Variant(unscoped_facts, 0),
 }
 
 
