@@ -4,11 +4,17 @@
 wrappers, ``finish`` included); this driver runs them with a tool-call budget, times each
 tool, records each step's token usage, and turns a parse error of the final extract step
 into an error in the result instead of an exception.
+
+Each predictor call gets the trajectory rendered and, when the prompt overflows the context
+window, shortened the way ``dspy.ReAct`` does it (``call_with_truncation``); this is done
+here with DSPy's public API, as ReAct's own helpers for it are private.
 """
 
 from __future__ import annotations
 
 import json
+import logging
+import sys
 import time
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
@@ -18,6 +24,8 @@ import dspy
 
 from apexmem_neo.agent.models import AgentConfig, TraceStep
 from apexmem_neo.agent.signatures import AnswerWithTools
+
+logger = logging.getLogger(__name__)
 
 BUDGET_NOTE = "Tool budget exhausted: no more tool calls; answer with what you have."
 
@@ -56,6 +64,65 @@ def token_delta(before: Mapping[str, int], after: Mapping[str, int]) -> dict[str
     return {k: v - before.get(k, 0) for k, v in after.items() if v - before.get(k, 0)}
 
 
+STEP_KEYS = ("thought", "tool_name", "tool_args", "observation")
+"""The trajectory keys of one step, each suffixed ``_<index>``."""
+
+TRUNCATION_ATTEMPTS = 3
+"""Calls per predictor step before a context-window overflow is given up on (dspy.ReAct's)."""
+
+
+def format_trajectory(trajectory: Mapping[str, Any]) -> str:
+    """The trajectory as ``dspy.ReAct`` renders it for its predictors: every entry as an input
+    field of the configured adapter (``dspy.ChatAdapter`` if none)."""
+    adapter = dspy.settings.adapter or dspy.ChatAdapter()
+    signature = dspy.Signature(f"{', '.join(trajectory.keys())} -> x")
+    return str(adapter.format_user_message_content(signature, dict(trajectory)))
+
+
+def is_context_window_error(exc: BaseException) -> bool:
+    """An overlong prompt: DSPy's ``ContextWindowExceededError`` (DSPy's LM raises it for
+    LiteLLM's), or LiteLLM's own if something raised that unconverted."""
+    if isinstance(exc, dspy.ContextWindowExceededError):
+        return True
+    litellm = sys.modules.get("litellm")  # not loaded: nothing can have raised its errors
+    litellm_error = getattr(litellm, "ContextWindowExceededError", None)
+    return isinstance(litellm_error, type) and isinstance(exc, litellm_error)
+
+
+def drop_oldest_step(trajectory: dict[str, Any]) -> None:
+    """Remove the oldest step's four entries, in place; as ``dspy.ReAct`` does, the last
+    remaining step is kept, so a trajectory of one step (or none) raises instead."""
+    keys = list(trajectory)
+    if len(keys) <= len(STEP_KEYS):
+        left = "only its last step, which is kept" if keys else "no step"
+        raise dspy.ContextWindowExceededError(
+            message="The prompt exceeds the context window and the trajectory cannot be "
+            f"shortened: it holds {left}."
+        )
+    for key in keys[: len(STEP_KEYS)]:
+        trajectory.pop(key)
+
+
+def call_with_truncation(module: Any, trajectory: dict[str, Any], inputs: Mapping[str, Any]) -> Any:
+    """``module(**inputs, trajectory=<rendered trajectory>)``; on a context-window overflow,
+    drop the oldest step (from ``trajectory`` itself, so later steps see it shortened too) and
+    try again, up to ``TRUNCATION_ATTEMPTS`` calls, as ``dspy.ReAct`` does."""
+    last_error: BaseException | None = None
+    for _ in range(TRUNCATION_ATTEMPTS):
+        try:
+            return module(**inputs, trajectory=format_trajectory(trajectory))
+        except Exception as exc:
+            if not is_context_window_error(exc):
+                raise
+            logger.warning("Trajectory exceeded the context window; dropping its oldest step.")
+            last_error = exc
+            drop_oldest_step(trajectory)
+    raise dspy.ContextWindowExceededError(
+        message=f"The context window was exceeded even after {TRUNCATION_ATTEMPTS} attempts "
+        "to shorten the trajectory."
+    ) from last_error
+
+
 def _args(raw: Any) -> dict[str, Any]:
     return dict(raw) if isinstance(raw, Mapping) else {}
 
@@ -77,7 +144,7 @@ class ReactLoop:
         return out
 
     def _call(self, module: Any, trajectory: dict[str, Any], inputs: Mapping[str, Any]) -> Any:
-        return self.react._call_with_potential_trajectory_truncation(module, trajectory, **inputs)
+        return call_with_truncation(module, trajectory, inputs)
 
     def _step(
         self,
@@ -112,7 +179,7 @@ class ReactLoop:
             # a temperature-0 model that repeats a call is stuck: it would repeat it until the
             # budget ran out. Stop here, and leave the repeat out of what the answer step reads
             # (it once answered with the note itself).
-            for key in ("thought", "tool_name", "tool_args", "observation"):
+            for key in STEP_KEYS:
                 trajectory.pop(f"{key}_{idx}")
             return False
         return step.tool != "finish" and observation != BUDGET_NOTE

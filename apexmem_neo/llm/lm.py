@@ -4,19 +4,21 @@
 benchmark measures the model rather than the cache.
 
 ``SchemaJSONAdapter`` fixes a gap for local OpenAI-compatible servers (llama-server, vLLM,
-...). dspy 3.4.1's ``JSONAdapter._prepare_response_format`` decides from the LM's
-capabilities, which come from a bundled model-metadata snapshot (the native route) or from
-LiteLLM's model map (the LiteLLM route). A model id neither knows, such as
-``openai/qwen2.5-coder-1.5b-instruct``, reports neither ``response_format`` as a supported
-parameter nor ``supports_response_schema``, so the adapter sends *no* ``response_format`` at
-all and the small model answers in free text. The subclass skips the capability lookup and
-always sends the signature's output model as a strict ``json_schema`` (DSPy's own builder),
-or ``json_object`` where no closed schema exists (open-ended ``dict`` outputs). llama-server
-turns the schema into a grammar, so the reply conforms by construction.
+...). ``dspy.JSONAdapter`` picks the ``response_format`` from the LM's capabilities, which
+come from a bundled model-metadata snapshot (the native route) or from LiteLLM's model map
+(the LiteLLM route). A model id neither knows, such as ``openai/qwen2.5-coder-1.5b-instruct``,
+reports neither ``response_format`` as a supported parameter nor response-schema support,
+so the plain adapter sends *no* ``response_format`` at all and the small model answers in
+free text. The subclass skips the capability lookup and always sends the signature's output
+model as a strict ``json_schema``, or ``json_object`` where no closed schema exists
+(open-ended ``dict`` outputs). llama-server turns the schema into a grammar, so the reply
+conforms by construction.
 
-DSPy's builder also drops an output field's ``max_length`` (it keeps the bare annotation), so
-the adapter puts it back as ``maxItems`` / ``maxLength``. Without it the 1.5B model listed
-evidence turn ids ("D17:2", "D17:3", ...) until max_tokens, ~50 s per answer.
+The output model is built here (``response_format``), with DSPy's rules for OpenAI
+structured outputs, from public APIs only, so a DSPy upgrade cannot remove it. It also
+carries each output field's ``max_length`` as ``maxItems`` / ``maxLength``, which a model
+built from the bare annotations lacks; without it the small model listed evidence turn ids
+("D17:2", "D17:3", ...) until ``max_tokens``.
 """
 
 from __future__ import annotations
@@ -26,17 +28,22 @@ import os
 # Before dspy/litellm load: use the bundled model metadata instead of fetching it at import.
 os.environ.setdefault("LITELLM_LOCAL_MODEL_COST_MAP", "True")
 
-from typing import Any
+from typing import Any, get_origin
 
 import dspy
+import pydantic
 from annotated_types import MaxLen
-from dspy.adapters.json_adapter import (
-    _get_structured_outputs_response_format,
-    _has_open_ended_mapping,
-)
-from dspy.adapters.types.tool import ToolCalls
 
 DEFAULT_MAX_TOKENS = 1024
+
+JSON_OBJECT: dict[str, str] = {"type": "json_object"}
+"""The response format where no closed schema exists."""
+
+ResponseFormat = type[pydantic.BaseModel] | dict[str, str]
+"""An output model (sent as a strict ``json_schema``) or a plain format such as ``json_object``."""
+
+OUTPUT_MODEL_NAME = "DSPyProgramOutputs"
+"""The output model's name (the ``json_schema`` name the server sees), as DSPy names it."""
 
 
 def make_lm(
@@ -60,28 +67,120 @@ class SchemaJSONAdapter(dspy.JSONAdapter):  # type: ignore[misc]
 
     Use it for servers known to honour OpenAI's ``json_schema`` response format but whose
     model id DSPy cannot look up. Tool-call fields keep JSONAdapter's rules.
+
+    ``__call__`` and ``acall`` set ``lm_kwargs["response_format"]`` and then run
+    ``dspy.ChatAdapter``'s pipeline (format, call the LM, parse) directly, one step past
+    ``JSONAdapter``'s own ``__call__``/``acall``. Those only choose a response format from the
+    LM's capabilities before deferring to ChatAdapter, and that choice would replace ours for
+    any LM that lists ``response_format`` (with ``json_object``, or with a schema without the
+    length caps); for one that does not, it leaves ours alone. DSPy offers no public hook to
+    supply the format, so skipping that step is the one public way to be sure ours is what is
+    sent. Formatting and parsing stay JSONAdapter's, and since this is still a JSONAdapter,
+    ChatAdapter never falls back to another adapter on a parse error.
     """
 
-    def _prepare_response_format(self, lm: Any, lm_kwargs: dict[str, Any], signature: Any) -> None:
-        outputs = signature.output_fields.values()
-        has_tool_calls = any(field.annotation == ToolCalls for field in outputs)
-        if _has_open_ended_mapping(signature) or (
-            has_tool_calls and not self.use_native_function_calling
-        ):
-            lm_kwargs["response_format"] = {"type": "json_object"}
-            return
-        response_model = _get_structured_outputs_response_format(
-            signature, self.use_native_function_calling
+    def response_format(self, signature: type[dspy.Signature]) -> ResponseFormat:
+        """What this adapter sends as ``response_format`` for ``signature``."""
+        return response_format(signature, self.use_native_function_calling)
+
+    def __call__(
+        self,
+        lm: Any,
+        lm_kwargs: dict[str, Any],
+        signature: type[dspy.Signature],
+        demos: list[dict[str, Any]],
+        inputs: dict[str, Any],
+    ) -> list[dict[str, Any]]:
+        lm_kwargs["response_format"] = self.response_format(signature)
+        result: list[dict[str, Any]] = super(dspy.JSONAdapter, self).__call__(
+            lm, lm_kwargs, signature, demos, inputs
         )
-        # The builder overrides model_json_schema to return one precomputed dict, so editing
-        # that dict changes what LiteLLM sends for this model.
-        add_length_limits(response_model.model_json_schema(), signature)
-        lm_kwargs["response_format"] = response_model
+        return result
+
+    async def acall(
+        self,
+        lm: Any,
+        lm_kwargs: dict[str, Any],
+        signature: type[dspy.Signature],
+        demos: list[dict[str, Any]],
+        inputs: dict[str, Any],
+    ) -> list[dict[str, Any]]:
+        lm_kwargs["response_format"] = self.response_format(signature)
+        result: list[dict[str, Any]] = await super(dspy.JSONAdapter, self).acall(
+            lm, lm_kwargs, signature, demos, inputs
+        )
+        return result
+
+
+def response_format(
+    signature: type[dspy.Signature], use_native_function_calling: bool = True
+) -> ResponseFormat:
+    """``json_object`` where a strict schema cannot describe the outputs (an open-ended ``dict``
+    output, or a tool-call output the model must write as text), else ``output_model``."""
+    fields = signature.output_fields.values()
+    has_tool_calls = any(field.annotation == dspy.ToolCalls for field in fields)
+    if has_open_ended_mapping(signature) or (has_tool_calls and not use_native_function_calling):
+        return dict(JSON_OBJECT)
+    return output_model(signature, use_native_function_calling)
+
+
+def has_open_ended_mapping(signature: type[dspy.Signature]) -> bool:
+    """Whether an output field is a ``dict[...]``, whose keys no closed schema can list."""
+    return any(get_origin(field.annotation) is dict for field in signature.output_fields.values())
+
+
+def output_model(
+    signature: type[dspy.Signature], use_native_function_calling: bool = True
+) -> type[pydantic.BaseModel]:
+    """A pydantic model of the signature's outputs whose JSON schema suits OpenAI's strict
+    structured outputs (DSPy's rules: every object lists all its properties as ``required``
+    and sets ``additionalProperties: false``), plus the fields' length caps
+    (``add_length_limits``). A ``ToolCalls`` field is left out when native function calling
+    carries the calls. LiteLLM and DSPy read the schema through ``model_json_schema``, which
+    returns this one precomputed dict."""
+    fields: dict[str, Any] = {}
+    for name, field in signature.output_fields.items():
+        if use_native_function_calling and field.annotation == dspy.ToolCalls:
+            continue
+        fields[name] = (field.annotation, getattr(field, "default", ...))
+    model = pydantic.create_model(
+        OUTPUT_MODEL_NAME, __config__=pydantic.ConfigDict(extra="forbid"), **fields
+    )
+    schema = model.model_json_schema()
+    for prop in schema.get("properties", {}).values():
+        prop.pop("json_schema_extra", None)  # DSPy's own field metadata, not a schema keyword
+    close_object_schemas(schema)
+    add_length_limits(schema, signature)
+
+    def fixed_schema(*_args: Any, **_kwargs: Any) -> dict[str, Any]:
+        return schema
+
+    # setattr, not assignment: mypy refuses assigning to a method
+    setattr(model, "model_json_schema", fixed_schema)  # noqa: B010
+    return model
+
+
+def close_object_schemas(schema: dict[str, Any]) -> None:
+    """In place: every object schema gets ``required`` = all its properties and
+    ``additionalProperties: false``, through object properties, array items and
+    ``$defs`` / ``definitions``."""
+    if schema.get("type") == "object":
+        props = schema.setdefault("properties", {})
+        schema["required"] = list(props)
+        schema["additionalProperties"] = False
+        for sub in props.values():
+            if isinstance(sub, dict):
+                close_object_schemas(sub)
+    if schema.get("type") == "array" and isinstance(schema.get("items"), dict):
+        close_object_schemas(schema["items"])
+    for key in ("$defs", "definitions"):
+        for sub in schema.get(key, {}).values():
+            close_object_schemas(sub)
 
 
 def add_length_limits(schema: dict[str, Any], signature: Any) -> None:
     """Write each output field's ``max_length`` into ``schema``: ``maxItems`` on an array,
-    ``maxLength`` on a string (DSPy's schema builder leaves both out)."""
+    ``maxLength`` on a string (``output_model`` keeps only the bare annotations)."""
     properties = schema.get("properties", {})
     for name, field in signature.output_fields.items():
         limits = [m.max_length for m in field.metadata if isinstance(m, MaxLen)]

@@ -2,10 +2,14 @@
 
 from __future__ import annotations
 
+import asyncio
 import os
+from typing import Any
 
 import dspy
 import pydantic
+import pytest
+from dspy.utils import DummyLM
 
 from apexmem_neo.llm import SchemaJSONAdapter, make_lm
 from apexmem_neo.llm.coerce import NAME_CHARS, QUOTE_CHARS, VALUE_CHARS
@@ -19,14 +23,14 @@ class City(pydantic.BaseModel):
     population: int
 
 
-class Describe(dspy.Signature):
+class Describe(dspy.Signature):  # type: ignore[misc]
     """Describe the city."""
 
     text: str = dspy.InputField()
     city: City = dspy.OutputField()
 
 
-class Loose(dspy.Signature):
+class Loose(dspy.Signature):  # type: ignore[misc]
     """Anything goes."""
 
     text: str = dspy.InputField()
@@ -51,19 +55,30 @@ def test_make_lm_lets_callers_override_and_omits_unset_client_settings() -> None
     assert "api_key" not in lm.kwargs
 
 
+class RecordingLM(dspy.LM):  # type: ignore[misc]
+    """The local model's ``dspy.LM`` (so its real capabilities), answering without a server."""
+
+    def __call__(self, prompt: Any = None, messages: Any = None, **kwargs: Any) -> list[str]:
+        self.sent = kwargs
+        return ['{"city": {"name": "Oslo", "population": 717710}}']
+
+
+def sent_by(adapter: dspy.Adapter) -> dict[str, Any]:
+    """What ``adapter`` passes to the local model's LM for ``Describe``."""
+    lm = RecordingLM(LOCAL_MODEL, api_base="http://127.0.0.1:8080/v1", api_key="local")
+    with dspy.context(lm=lm, adapter=adapter):
+        dspy.Predict(Describe)(text="Norway's capital")
+    sent: dict[str, Any] = lm.sent
+    return sent
+
+
 def test_plain_json_adapter_sends_no_response_format_for_an_unknown_local_model() -> None:
     """The gap SchemaJSONAdapter closes; if dspy starts sending one, this tells us."""
-    lm = make_lm(LOCAL_MODEL, "http://127.0.0.1:8080/v1", "local")
-    lm_kwargs: dict[str, object] = {}
-    dspy.JSONAdapter()._prepare_response_format(lm, lm_kwargs, Describe)
-    assert "response_format" not in lm_kwargs
+    assert "response_format" not in sent_by(dspy.JSONAdapter())
 
 
 def test_schema_adapter_sends_the_output_models_json_schema() -> None:
-    lm = make_lm(LOCAL_MODEL, "http://127.0.0.1:8080/v1", "local")
-    lm_kwargs: dict[str, object] = {}
-    SchemaJSONAdapter()._prepare_response_format(lm, lm_kwargs, Describe)
-    response_format = lm_kwargs["response_format"]
+    response_format = sent_by(SchemaJSONAdapter())["response_format"]
     assert isinstance(response_format, type)
     assert issubclass(response_format, pydantic.BaseModel)
     schema = response_format.model_json_schema()
@@ -74,9 +89,7 @@ def test_schema_adapter_sends_the_output_models_json_schema() -> None:
 
 
 def test_schema_adapter_falls_back_to_json_object_for_open_mappings() -> None:
-    lm_kwargs: dict[str, object] = {}
-    SchemaJSONAdapter()._prepare_response_format(None, lm_kwargs, Loose)
-    assert lm_kwargs["response_format"] == {"type": "json_object"}
+    assert SchemaJSONAdapter().response_format(Loose) == {"type": "json_object"}
 
 
 def test_schema_adapter_parses_a_pydantic_output() -> None:
@@ -88,9 +101,7 @@ def test_schema_adapter_parses_a_pydantic_output() -> None:
 
 
 def _sent_schema(signature: type[dspy.Signature]) -> dict[str, object]:
-    lm_kwargs: dict[str, object] = {}
-    SchemaJSONAdapter()._prepare_response_format(None, lm_kwargs, signature)
-    response_format = lm_kwargs["response_format"]
+    response_format = SchemaJSONAdapter().response_format(signature)
     assert isinstance(response_format, type) and issubclass(response_format, pydantic.BaseModel)
     schema: dict[str, object] = response_format.model_json_schema()
     return schema
@@ -146,7 +157,7 @@ def test_over_long_model_output_is_cut_to_the_caps_not_rejected() -> None:
     )  # fmt: skip
 
 
-class ListCities(dspy.Signature):
+class ListCities(dspy.Signature):  # type: ignore[misc]
     """List the cities."""
 
     text: str = dspy.InputField()
@@ -168,9 +179,7 @@ def test_the_caps_survive_litellms_conversion_to_the_request_body() -> None:
     """What the server receives: LiteLLM turns the pydantic model into a strict json_schema."""
     from litellm.llms.base_llm.base_utils import type_to_response_format_param
 
-    lm_kwargs: dict[str, object] = {}
-    SchemaJSONAdapter()._prepare_response_format(None, lm_kwargs, ListCities)
-    sent = type_to_response_format_param(lm_kwargs["response_format"])  # type: ignore[arg-type]
+    sent = type_to_response_format_param(SchemaJSONAdapter().response_format(ListCities))
     assert sent is not None
     properties = sent["json_schema"]["schema"]["properties"]
     assert properties["cities"]["maxItems"] == 3
@@ -192,3 +201,78 @@ def test_every_answer_signature_caps_its_evidence_list_and_answer() -> None:
         assert isinstance(properties, dict)
         assert properties["evidence_turn_ids"]["maxItems"] == MAX_EVIDENCE_TURNS, signature
         assert properties["answer"]["maxLength"] == MAX_ANSWER_CHARS, signature
+
+
+class ResponseFormatLM(DummyLM):  # type: ignore[misc]
+    """A DummyLM that, like a known hosted model, lists ``response_format`` and schema support,
+    so dspy.JSONAdapter would pick a format of its own for it."""
+
+    @property
+    def supported_params(self) -> set[str]:
+        return {"response_format"}
+
+    @property
+    def supports_response_schema(self) -> bool:
+        return True
+
+
+def sent_format(lm: DummyLM, signature: type[dspy.Signature], run_async: bool = False) -> Any:
+    """Run ``signature`` through SchemaJSONAdapter on ``lm``; the response_format it sent."""
+    adapter = SchemaJSONAdapter()
+    lm.adapter = adapter  # DummyLM words its scripted answers the adapter's way
+    with dspy.context(lm=lm, adapter=adapter):
+        predict = dspy.Predict(signature)
+        if run_async:
+            asyncio.run(predict.acall(text="x"))
+        else:
+            predict(text="x")
+    return lm.history[-1]["kwargs"]["response_format"]
+
+
+LIST_ANSWER = {"cities": ["Oslo"], "summary": "one", "count": 1}
+
+
+@pytest.mark.parametrize("lm_class", [DummyLM, ResponseFormatLM])
+@pytest.mark.parametrize("run_async", [False, True])
+def test_the_adapter_sends_a_strict_json_schema_with_the_caps(
+    lm_class: type[DummyLM], run_async: bool
+) -> None:
+    """Whatever the LM lists (JSONAdapter would replace the format for ResponseFormatLM),
+    what reaches the LM is this adapter's schema, caps included."""
+    from litellm.llms.base_llm.base_utils import type_to_response_format_param
+
+    response_format = sent_format(lm_class([LIST_ANSWER]), ListCities, run_async)
+    sent = type_to_response_format_param(response_format)
+    assert sent is not None and sent["type"] == "json_schema"
+    schema = sent["json_schema"]["schema"]
+    assert schema["required"] == ["cities", "summary", "count"]
+    assert schema["additionalProperties"] is False
+    assert schema["properties"]["cities"]["maxItems"] == 3
+    assert schema["properties"]["summary"]["maxLength"] == 40
+
+
+@pytest.mark.parametrize("lm_class", [DummyLM, ResponseFormatLM])
+def test_the_adapter_sends_json_object_for_a_dict_output(lm_class: type[DummyLM]) -> None:
+    response_format = sent_format(lm_class([{"facts": {"a": "b"}}]), Loose)
+    assert response_format == {"type": "json_object"}
+
+
+class Nested(dspy.Signature):  # type: ignore[misc]
+    """Nested outputs."""
+
+    text: str = dspy.InputField()
+    cities: list[City] = dspy.OutputField()
+    note: str | None = dspy.OutputField()
+
+
+def test_every_nested_object_schema_is_closed() -> None:
+    schema = _sent_schema(Nested)
+    assert schema["required"] == ["cities", "note"]
+    properties = schema["properties"]
+    assert isinstance(properties, dict)
+    assert properties["cities"]["items"] == {"$ref": "#/$defs/City"}
+    defs = schema["$defs"]
+    assert isinstance(defs, dict)
+    assert defs["City"]["required"] == ["name", "population"]
+    assert defs["City"]["additionalProperties"] is False
+    assert all("json_schema_extra" not in prop for prop in properties.values())
