@@ -54,6 +54,8 @@ class Settings(BaseSettings):
     """The local llama-server's address; used for another model only when set explicitly."""
     lm_api_key: SecretStr | None = Field(default=None, alias="APEXMEM_LM_API_KEY")
     # The search's default model (search.embedder.DEFAULT_MODEL; a test keeps the two equal).
+    answer_program: Path | None = Field(default=None, alias="APEXMEM_ANSWER_PROGRAM")
+    """A compiled answer program (``apexmem optimize``) for the agent's fast path."""
     embed_model: str = Field(default="all-mpnet-base-v2", alias="APEXMEM_EMBED_MODEL")
     embed_api_base: str | None = Field(default=None, alias="APEXMEM_EMBED_API_BASE")
     embed_cache_path: Path | None = Field(default=None, alias="APEXMEM_EMBED_CACHE")

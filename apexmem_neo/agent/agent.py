@@ -4,8 +4,10 @@
 
 1. resolves the question's own time words against the question date (deterministic
    grounding, as at ingest) into explicit dates handed to the model;
-2. prefetches the top entities (with their timelines) and matching turns, no LLM;
-3. fast path (modes ``fast`` and ``auto``): one call answering from that context, which also
+2. prefetches the context, no LLM: lines computed over the question's top entities, then the
+   search-ranked turns with the facts extracted from each (``context_style``);
+3. fast path (modes ``fast`` and ``auto``): one call of the answer program (compiled
+   demonstrations when ``answer_program`` names them) answering from that context, which also
    says whether the context was enough;
 4. ReAct (mode ``react``, or ``auto`` when the fast path said "not enough" or failed) over
    the configured tools, within ``max_tool_calls`` and ``max_iters``.
@@ -26,8 +28,8 @@ from dspy.utils.callback import BaseCallback
 
 from apexmem_neo.agent.context import NOTHING, TurnLabels, prefetch, quote_turns
 from apexmem_neo.agent.models import AgentConfig, AgentResult, Mode, TraceStep
+from apexmem_neo.agent.programs import load_answer_program
 from apexmem_neo.agent.react_loop import ReactLoop, token_delta, token_total
-from apexmem_neo.agent.signatures import AnswerFromContext
 from apexmem_neo.agent.timewords import QuestionTime, hints_text, question_times
 from apexmem_neo.llm.lm import SchemaJSONAdapter
 from apexmem_neo.ontology.types import TimeLike, normalize_time
@@ -78,6 +80,7 @@ class MemoryAgent:
         self.searcher = searcher
         self.config = config or AgentConfig()
         self.adapter = adapter if adapter is not None else SchemaJSONAdapter()
+        self.program = load_answer_program(self.config.answer_program)
 
     def ask(
         self, question: str, question_date: TimeLike | None = None, mode: Mode | None = None
@@ -85,16 +88,8 @@ class MemoryAgent:
         t0 = time.perf_counter()
         chosen = mode or self.config.mode
         qdate = normalize_time(question_date) if question_date is not None else None
-        times = question_times(question, qdate)
-        hints = list(dict.fromkeys(t.hint() for t in times))
+        inputs, labels, hints = self._inputs(question, qdate)
         result = AgentResult(question=question, question_date=qdate, time_hints=hints)
-        context, labels = self._context(question, times)
-        inputs = {
-            "question": question,
-            "question_date": qdate[:10] if qdate else "unknown",
-            "time_hints": hints_text(qdate, hints),
-            "context": context,
-        }
         counter = _CallCounter()
         turn_ids: list[str] = []
         with (
@@ -115,9 +110,29 @@ class MemoryAgent:
         result.seconds = round(time.perf_counter() - t0, 3)
         return result
 
+    def answer_inputs(self, question: str, question_date: TimeLike | None = None) -> dict[str, Any]:
+        """What the answer program reads for ``question`` (no LLM call): the examples that
+        ``compile_answer_program`` learns from are made of these."""
+        qdate = normalize_time(question_date) if question_date is not None else None
+        return self._inputs(question, qdate)[0]
+
+    def _inputs(
+        self, question: str, qdate: str | None
+    ) -> tuple[dict[str, Any], TurnLabels, list[str]]:
+        times = question_times(question, qdate)
+        hints = list(dict.fromkeys(t.hint() for t in times))
+        context, labels = self._context(question, times)
+        inputs = {
+            "question": question,
+            "question_date": qdate[:10] if qdate else "unknown",
+            "time_hints": hints_text(qdate, hints),
+            "context": context,
+        }
+        return inputs, labels, hints
+
     def _context(self, question: str, times: list[QuestionTime]) -> tuple[str, TurnLabels]:
         """The prefetched context (after the configured preamble) and its turn labels."""
-        found = prefetch(self.store, question, self.searcher, self.config, times)
+        found = prefetch(self.store, question, self.searcher, self.config, times, self.backend)
         preamble = self.config.context_preamble
         if not preamble:
             return found.text, found.labels
@@ -132,7 +147,7 @@ class MemoryAgent:
         result.trace.append(step)
         result.mode = "fast"
         try:
-            pred = dspy.Predict(AnswerFromContext)(**inputs)
+            pred = self.program(**inputs)
         except Exception as exc:  # unparseable reply: fall through to the loop (auto)
             step.error = f"{type(exc).__name__}: {exc}"[:800]
             result.enough_context = False

@@ -13,6 +13,7 @@ the 1.5B model ~20 prompt tokens each.
 
 from __future__ import annotations
 
+import json
 import logging
 import re
 from collections.abc import Mapping, Sequence
@@ -309,15 +310,125 @@ def without_person_names(question: str, views: Sequence[EntityView]) -> str:
     return " ".join(w for w in _WORDS.findall(question.lower()) if _words(w).isdisjoint(names))
 
 
+FACTS_OF_TURN = (
+    "SELECT e.name, f.property, f.value_json, f.t_from FROM facts f "
+    "JOIN events ev ON ev.event_id = f.event_id "
+    "JOIN entities e ON e.entity_id = f.entity_id "
+    "WHERE ev.turn_id = :turn_id"
+)
+FACTS_PER_TURN = 4
+TRANSCRIPT_TURN_CHARS = 600
+
+
+def facts_of_turn(backend: QueryBackend, turn_id: str) -> list[str]:
+    """The facts extracted from one turn, as "subject property = value (from date)" lines
+    sorted by date; empty when the backend fails (the turn itself is still shown)."""
+    limits = QueryLimits(max_rows=FACTS_PER_TURN)
+    try:
+        rows = backend.run(FACTS_OF_TURN, "sql", {"turn_id": turn_id}, limits).rows
+    except Exception as exc:  # the tools report a failing store; the context goes without
+        log.warning("no facts for turn %s: %s: %s", turn_id, type(exc).__name__, exc)
+        return []
+    return [
+        f"{name} {prop} = {_value(_json_value(value))} (from {str(t_from)[:10]})"
+        for name, prop, value, t_from in sorted(rows, key=lambda r: (str(r[3]), str(r[1])))
+    ]
+
+
+def _json_value(raw: Any) -> Any:
+    try:
+        return json.loads(raw) if isinstance(raw, str) else raw
+    except ValueError:
+        return raw
+
+
+def transcript_turns(
+    searcher: Searcher, question: str, k: int, labels: TurnLabels, backend: QueryBackend | None
+) -> str:
+    """The top-k turns as transcript lines ("[T1] 2023-05-08 Caroline: ..."), oldest first,
+    each followed by the facts the memory extracted from it with the dates they hold from:
+    the lines plain RAG shows, plus the dates that construction resolved ("yesterday" said on
+    2023-05-08 is 2023-05-07), which the small model gets wrong when it resolves them itself."""
+    try:
+        hits = searcher.search(question, k=k).turns
+    except SearchError as exc:
+        log.warning("prefetch shows no turns: search failed: %s", exc)
+        return ""
+    lines: list[str] = []
+    for hit in sorted(hits, key=lambda h: (h.time or "", h.graph_id)):
+        text = _value(hit.text, TRANSCRIPT_TURN_CHARS)  # "Speaker: words", as indexed
+        lines.append(f"[{labels.label(hit.graph_id)}] {(hit.time or '')[:10]} {text}")
+        facts = facts_of_turn(backend, hit.graph_id) if backend is not None else []
+        lines += [f"    memory: {fact}" for fact in facts]
+    return "Turns, oldest first:\n" + "\n".join(lines) if lines else ""
+
+
+def computed_lines(
+    store: GraphStore,
+    question: str,
+    searcher: Searcher | None,
+    config: AgentConfig,
+    times: Sequence[QuestionTime],
+    labels: TurnLabels,
+) -> tuple[list[str], list[EntityView]]:
+    """What the temporal operators compute for the question over its top entities (see
+    ``computed_for_question`` and ``dated_matches``), and those entities' views."""
+    try:
+        views = list(top_entities(store, question, config.prefetch_entities, searcher))
+    except Exception as exc:  # the store failing is reported by the tools, not here
+        log.warning("prefetch shows no entities: %s: %s", type(exc).__name__, exc)
+        return [], []
+    topic = without_person_names(question, views)
+    computed = [line for v in views for line in computed_for_question(v, topic, times)]
+    return computed + dated_matches(views, topic, labels), views
+
+
 def prefetch(
     store: GraphStore,
     question: str,
     searcher: Searcher | None,
     config: AgentConfig,
     times: Sequence[QuestionTime] = (),
+    backend: QueryBackend | None = None,
 ) -> Prefetched:
-    """The fast path's context, at most ``config.max_context_chars`` characters: the
-    entities' part and the turns, which keep their share of the budget, in
+    """The fast path's context, at most ``config.max_context_chars`` characters, in
+    ``config.context_style``: ``transcript`` (computed lines, then the top turns with their
+    facts) or ``entities`` (entity timelines and turns, in ``config.context_order``)."""
+    if config.context_style == "transcript":
+        return transcript_context(store, question, searcher, config, times, backend)
+    return entities_context(store, question, searcher, config, times)
+
+
+def transcript_context(
+    store: GraphStore,
+    question: str,
+    searcher: Searcher | None,
+    config: AgentConfig,
+    times: Sequence[QuestionTime],
+    backend: QueryBackend | None,
+) -> Prefetched:
+    """Computed lines for the question (when its entities' states answer it), then the same
+    top-k turns plain RAG reads, each with the facts extracted from it."""
+    labels = TurnLabels()
+    parts: list[str] = []
+    if config.prefetch_entities:
+        computed, _ = computed_lines(store, question, searcher, config, times, labels)
+        if computed:
+            parts.append("Computed for this question:\n" + "\n".join(f"- {c}" for c in computed))
+    if searcher is not None and config.prefetch_turns:
+        parts.append(transcript_turns(searcher, question, config.prefetch_turns, labels, backend))
+    text = "\n\n".join(p for p in parts if p)[: config.max_context_chars]
+    return Prefetched(text or NOTHING, labels)
+
+
+def entities_context(
+    store: GraphStore,
+    question: str,
+    searcher: Searcher | None,
+    config: AgentConfig,
+    times: Sequence[QuestionTime] = (),
+) -> Prefetched:
+    """The entities' part and the turns, which keep their share of the budget, in
     ``config.context_order``."""
     labels = TurnLabels()
     turns = ""
@@ -326,14 +437,8 @@ def prefetch(
         turns = turns[: int(config.max_context_chars * TURNS_SHARE)]
     parts: list[str] = []
     if config.prefetch_entities:
-        try:
-            views = top_entities(store, question, config.prefetch_entities, searcher)
-        except Exception as exc:  # the store failing is reported by the tools, not here
-            log.warning("prefetch shows no entities: %s: %s", type(exc).__name__, exc)
-            views = []
+        computed, views = computed_lines(store, question, searcher, config, times, labels)
         topic = without_person_names(question, views)
-        computed = [line for v in views for line in computed_for_question(v, topic, times)]
-        computed += dated_matches(views, topic, labels)
         if computed:
             parts.append("Computed for this question:\n" + "\n".join(f"- {c}" for c in computed))
         parts += [compact_entity(v, config.max_facts, topic, times, labels) for v in views]

@@ -8,6 +8,7 @@ from pydantic import BaseModel, Field
 
 Mode = Literal["fast", "react", "auto"]
 ContextOrder = Literal["entities", "turns"]
+ContextStyle = Literal["transcript", "entities"]
 TOOL_NAMES: tuple[str, ...] = ("SchemaViewer", "EntityLookup", "GraphQuery", "Search")
 """The paper's four tools: the default set."""
 OPTIONAL_TOOL_NAMES: tuple[str, ...] = ("Timeline",)
@@ -38,13 +39,19 @@ class AgentConfig(BaseModel):
     max_tool_calls: int = Field(default=40, ge=1, le=200)
     max_iters: int = Field(default=LOCAL_MAX_ITERS, ge=1, le=200)
     prefetch_entities: int = Field(default=2, ge=0, le=10)
-    prefetch_turns: int = Field(default=8, ge=0, le=20)
+    prefetch_turns: int = Field(default=10, ge=0, le=20)
+    context_style: ContextStyle = "transcript"
+    """``transcript``: computed lines, then the top turns as transcript lines each with the
+    facts extracted from it; ``entities``: the top entities' timelines and the turns."""
     context_order: ContextOrder = "entities"
-    """Which part of the prefetched context comes first: the entities with their facts, or
+    """With the ``entities`` style, which part comes first: the entities with their facts, or
     the search-ranked turns (each keeps its share of the budget either way)."""
     max_facts: int = Field(default=12, ge=1, le=200)
-    max_context_chars: int = Field(default=4000, ge=200)
+    max_context_chars: int = Field(default=6000, ge=200)
     max_observation_chars: int = Field(default=4000, ge=200)
+    answer_program: str | None = None
+    """Path of a compiled answer program (DSPy JSON, from ``apexmem optimize``) whose
+    demonstrations the fast path uses; None: the signature alone."""
     context_preamble: str = ""
     """Text put before the prefetched context (e.g. a compact schema for a benchmark)."""
 

@@ -22,12 +22,14 @@ EVIDENCE_DESC = "turn ids supporting the answer (the few that matter most)"
 
 
 class AnswerFromContext(dspy.Signature):  # type: ignore[misc]
-    """Answer the question from the memory context only. The lines computed for this question
-    answer it when they name what it asks; otherwise read the timelines (a value holds from
-    its date until the next value's date) and the turns, each shown with the date it was said
-    on: resolve "yesterday" or "last year" in a turn against that date. The question date is
-    when the question is asked, never the answer by itself. Cite the turns (T1, T2, ...) the
-    answer rests on. Set enough_context to false if the context does not contain the answer."""
+    """Answer the question from the memory context only. Lines computed for this question
+    answer it when they name what it asks. Otherwise read the turns: each is [T1] the date it
+    was said, the speaker and their words, and the "memory:" lines under a turn are facts taken
+    from it with the date they hold from ("yesterday" already resolved): use those dates for
+    when-questions. In a timeline a value holds from its date until the next value's date.
+    The question date is when the question is asked, never the answer by itself. Cite the
+    turns (T1, T2, ...) the answer rests on. Set enough_context to false if the context does
+    not contain the answer."""
 
     question: str = dspy.InputField()
     # "the date the question is asked on" made the 1.5B model answer it to when-questions

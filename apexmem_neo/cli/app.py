@@ -19,6 +19,7 @@ from apexmem_neo.cli.doctor import doctor
 from apexmem_neo.cli.forget import forget
 from apexmem_neo.cli.ingest import ingest
 from apexmem_neo.cli.mcp import mcp_command
+from apexmem_neo.cli.optimize import optimize
 from apexmem_neo.cli.query import entity, history, query, schema, stats
 from apexmem_neo.cli.search import search
 from apexmem_neo.cli.search_index import index
@@ -65,6 +66,7 @@ app.command("stats")(stats)
 app.command("export")(export)
 app.command("import")(import_)
 app.command("forget")(forget)
+app.command("optimize")(optimize)
 app.command("mcp")(mcp_command)
 
 

@@ -54,6 +54,7 @@ def open_sqlite(
     home: str | Path | None = None,
     create: bool = True,
     agent_config: AgentConfig | None = None,
+    answer_program: str | Path | None = None,
     lm_api_base: str | None = None,
     lm_api_key: str | None = None,
     embed_api_base: str | None = None,
@@ -87,7 +88,7 @@ def open_sqlite(
     )  # fmt: skip
     return parts.memory(
         cls, store, SQLiteQueryBackend(file), checkpoint, index, str(file), where, closers,
-        agent_config,
+        agent_config, answer_program,
     )  # fmt: skip
 
 
@@ -106,6 +107,7 @@ def open_neo4j(
     checkpoint: str | Path | None = None,
     home: str | Path | None = None,
     agent_config: AgentConfig | None = None,
+    answer_program: str | Path | None = None,
     lm_api_base: str | None = None,
     lm_api_key: str | None = None,
     embed_api_base: str | None = None,
@@ -146,7 +148,7 @@ def open_neo4j(
         closers += more
     return parts.memory(
         cls, store, Neo4jQueryBackend(driver, database), marks, index, location, where,
-        closers, agent_config,
+        closers, agent_config, answer_program,
     )  # fmt: skip
 
 
@@ -182,6 +184,7 @@ def open_from_settings(
         "elasticsearch": s.elasticsearch_url,
         "elasticsearch_options": s.elasticsearch_options(),
         "agent_config": agent_config,
+        "answer_program": s.answer_program,
     }
     if chosen == "sqlite":
         path = Path(db) if db is not None else s.sqlite_path
@@ -257,14 +260,22 @@ class _Parts:
         where: str | None,
         closers: list[Callable[[], None]],
         agent_config: AgentConfig | None,
+        answer_program: str | Path | None = None,
     ) -> Memory:
-        api_base = getattr(self.lm, "kwargs", {}).get("api_base")
-        config = agent_config or AgentConfig(max_iters=max_iters_for(api_base))
+        config = agent_config or default_agent_config(self.lm, answer_program)
         return cls(
             store, backend, checkpoint, search=search, lm=self.lm, agent_config=config,
             location=location, search_location=where, lm_check=self.lm_check,
             on_close=[*self.closers, *closers],
         )  # fmt: skip
+
+
+def default_agent_config(lm: Any, answer_program: str | Path | None = None) -> AgentConfig:
+    """The agent's defaults for ``lm``: a short loop for a model served on this machine, and
+    the compiled answer program ``answer_program`` names (APEXMEM_ANSWER_PROGRAM)."""
+    api_base = getattr(lm, "kwargs", {}).get("api_base")
+    program = str(answer_program) if answer_program is not None else None
+    return AgentConfig(max_iters=max_iters_for(api_base), answer_program=program)
 
 
 def resolve_lm(

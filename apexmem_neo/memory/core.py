@@ -27,6 +27,12 @@ from typing import Any, Self
 
 from apexmem_neo.agent import AgentConfig, AgentResult, MemoryAgent, Mode, build_tools
 from apexmem_neo.agent.memory_index import Progress, index_batches, index_graph
+from apexmem_neo.agent.programs import (
+    Optimizer,
+    TrainingQuestion,
+    answer_example,
+    compile_answer_program,
+)
 from apexmem_neo.construction.checkpoint import Checkpoint
 from apexmem_neo.construction.loaders import InputFormat, TurnInput, load_turns
 from apexmem_neo.construction.pipeline import (
@@ -432,6 +438,33 @@ class Memory:
             view.store, view.backend, view.searcher, chosen.tools, language=language
         )
         return MemoryAgent(model, view.store, tools, view.backend, view.searcher, chosen)
+
+    def optimize(
+        self,
+        questions: Iterable[TrainingQuestion],
+        *,
+        scope: str,
+        out: str | Path,
+        optimizer: Optimizer = "labeled",
+        demos: int = 3,
+        config: AgentConfig | None = None,
+    ) -> Path:
+        """Compile the agent's answer program from ``questions`` with known answers over
+        ``scope`` and save it to ``out`` (DSPy JSON); ``AgentConfig.answer_program`` loads it.
+        Each example is the context the agent builds for the question and its known answer;
+        ``bootstrap`` also runs the memory's model to keep only demonstrations it gets right."""
+        view = self._view(scope)
+        chosen = (config or self.agent_config).model_copy(update={"answer_program": None})
+        agent = MemoryAgent(self.lm, view.store, {}, view.backend, view.searcher, chosen)
+        examples = [
+            answer_example(agent.answer_inputs(q.question, q.date), q.answer) for q in questions
+        ]
+        lm = self._require_lm("bootstrap compiling") if optimizer == "bootstrap" else None
+        program = compile_answer_program(examples, optimizer, demos, lm=lm)
+        path = Path(out)
+        path.parent.mkdir(parents=True, exist_ok=True)
+        program.save(str(path))
+        return path
 
     def entity(self, name: str, *, scope: str) -> Entity:
         """The entity with this id or name (exact, then the search's best match)."""

@@ -30,7 +30,7 @@ from typing import Any, get_args
 from pydantic import ValidationError
 from rich.console import Console
 
-from apexmem_neo.agent import AgentConfig, ContextOrder, MemoryAgent, Mode
+from apexmem_neo.agent import AgentConfig, ContextOrder, ContextStyle, MemoryAgent, Mode
 from apexmem_neo.construction.loaders import TurnInput
 from benchmarks.locomo.baselines import TranscriptAnswerer, fit_recent, rag_turns
 from benchmarks.locomo.data import (
@@ -93,6 +93,12 @@ def _args(argv: list[str] | None) -> argparse.Namespace:
         help="search-ranked turns in the agent's prefetched context",
     )
     p.add_argument(
+        "--context-style",
+        choices=get_args(ContextStyle),
+        default=AgentConfig().context_style,
+        help="the agent's context: transcript (top turns with their facts) or entities",
+    )
+    p.add_argument(
         "--context-order",
         choices=get_args(ContextOrder),
         default=AgentConfig().context_order,
@@ -112,6 +118,7 @@ def agent_config(args: argparse.Namespace) -> AgentConfig:
         max_iters=args.max_iters,
         prefetch_entities=args.prefetch_entities,
         prefetch_turns=args.prefetch_turns,
+        context_style=args.context_style,
         context_order=args.context_order,
     )
 
@@ -238,16 +245,25 @@ def _progress(step: str, system: str, n: int, total: int, q: LocomoQuestion, sai
     )
 
 
+def _agent_note(setup: dict[str, Any]) -> str:
+    if setup.get("context_style", "entities") == "transcript":
+        return (
+            f"agent ({setup['mode']} mode): its context holds the lines computed over its "
+            f"{setup['prefetch_entities']} top entities, then the {setup['prefetch_turns']} "
+            "search-ranked turns as transcript lines, each with the facts extracted from it"
+        )
+    return (
+        f"agent ({setup['mode']} mode): its prefetched context holds "
+        f"{setup['prefetch_entities']} entities with their facts and "
+        f"{setup['prefetch_turns']} search-ranked turns, {setup['context_order']} first"
+    )
+
+
 def _notes(systems: Systems, setup: dict[str, Any], names: list[str]) -> list[str]:
     kept, total = len(systems.full), len(systems.turns)
     notes = []
     if "agent" in names:
-        notes.append(
-            f"agent ({setup['mode']} mode): its prefetched context holds "
-            f"{setup['prefetch_entities']} entities with their facts and "
-            f"{setup['prefetch_turns']} search-ranked turns, "
-            f"{setup['context_order']} first"
-        )
+        notes.append(_agent_note(setup))
     if "full_context" in names:
         notes.append(
             f"full_context: the last {kept} of {total} turns fit a "
@@ -312,6 +328,7 @@ def main(argv: list[str] | None = None) -> int:
         "max_iters": args.max_iters,
         "prefetch_entities": args.prefetch_entities,
         "prefetch_turns": args.prefetch_turns,
+        "context_style": args.context_style,
         "context_order": args.context_order,
     }
     result = {

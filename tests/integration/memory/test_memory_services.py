@@ -7,10 +7,13 @@ from __future__ import annotations
 import uuid
 from pathlib import Path
 
+import dspy
 import pytest
+from dspy.utils import DummyLM
 from neo4j import Driver
 
 from apexmem_neo import Memory
+from apexmem_neo.agent import AgentConfig
 from apexmem_neo.errors import ServiceUnavailableError
 from apexmem_neo.settings import Settings
 from apexmem_neo.testing import HashingEmbedder
@@ -53,6 +56,28 @@ def test_memory_on_neo4j_adds_searches_and_queries_in_cypher(
         assert [f.value for f in history.facts] == ["Italian Garden", "Sakura Sushi"]
         assert memory.stats().counts.turns >= 2
     neo4j_driver.verify_connectivity()  # a driver given by the caller stays open
+
+
+@pytest.mark.neo4j
+def test_the_answer_context_shows_each_turns_facts_on_neo4j(
+    neo4j_driver: Driver, tmp_path: Path
+) -> None:
+    """The agent's context reads the facts of each shown turn through the SQL shim."""
+    neo4j_driver.execute_query("MATCH (n) DETACH DELETE n")
+    memory = Memory.neo4j(
+        neo4j_driver, embedder=HashingEmbedder(), lm=None, index_name=f"ctx{uuid.uuid4().hex[:8]}",
+        home=tmp_path,
+    )  # fmt: skip
+    with memory:
+        memory.store.write(alice_batch(scope="alice"))
+        memory.index()
+        reply = {"answer": "Sakura Sushi", "evidence_turn_ids": [], "enough_context": True}
+        dummy = DummyLM([reply], adapter=dspy.JSONAdapter())
+        agent = memory.agent(scope="alice", lm=dummy, config=AgentConfig(mode="fast"))
+        assert agent.ask("Which restaurant does Alice like?").answer == "Sakura Sushi"
+    prompt = str(dummy.history[-1]["messages"])
+    assert "memory: Alice favourite_restaurant = Italian Garden (from 2024-01-15)" in prompt
+    assert "memory: Alice favourite_restaurant = Sakura Sushi (from 2024-03-20)" in prompt
 
 
 @pytest.mark.neo4j

@@ -62,10 +62,22 @@ def test_prefetched_context_reaches_the_model(
     tools = build_tools(store, backend, searcher)
     MemoryAgent(dummy, store, tools, backend, searcher).ask("Alice favourite restaurant?")
     prompt = str(dummy.history[-1]["messages"])
-    assert re.search(r"2024-01-15 to 2024-03-20: Italian Garden \(turn T\d+\)", prompt)
-    assert re.search(r"2024-03-20 to now: Sakura Sushi \(turn T\d+\)", prompt)
+    assert re.search(r"\[T\d+\] 2024-03-20 Alice: I have a new favourite", prompt)
+    assert "memory: Alice favourite_restaurant = Sakura Sushi (from 2024-03-20)" in prompt
     assert "changed 1 time(s): on 2024-03-20 from Italian Garden to Sakura Sushi" in prompt
     assert TURN_2 not in prompt  # the long id is shown as a short label
+
+
+def test_the_entities_style_shows_timelines(
+    store: SQLiteGraphStore, backend: SQLiteQueryBackend, searcher: HybridSearch
+) -> None:
+    dummy = lm([FAST_OK])
+    tools = build_tools(store, backend, searcher)
+    config = AgentConfig(context_style="entities")
+    MemoryAgent(dummy, store, tools, backend, searcher, config).ask("Alice favourite restaurant?")
+    prompt = str(dummy.history[-1]["messages"])
+    assert re.search(r"2024-01-15 to 2024-03-20: Italian Garden \(turn T\d+\)", prompt)
+    assert re.search(r"2024-03-20 to now: Sakura Sushi \(turn T\d+\)", prompt)
 
 
 def test_a_cited_turn_label_is_mapped_back_to_its_turn(
@@ -74,7 +86,7 @@ def test_a_cited_turn_label_is_mapped_back_to_its_turn(
     probe = lm([FAST_OK])
     tools = build_tools(store, backend, searcher)
     MemoryAgent(probe, store, tools, backend, searcher).ask("Alice favourite restaurant?")
-    found = re.search(r"Sakura Sushi \(turn (T\d+)\)", str(probe.history[-1]["messages"]))
+    found = re.search(r"\[(T\d+)\] 2024-03-20 Alice", str(probe.history[-1]["messages"]))
     assert found is not None
     cites_label = {**FAST_OK, "evidence_turn_ids": [found.group(1).lower()]}
     res = agent(store, backend, searcher, [cites_label]).ask("Alice favourite restaurant?")

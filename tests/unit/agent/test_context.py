@@ -24,8 +24,9 @@ from apexmem_neo.search.backends.embedded import EmbeddedIndex
 from apexmem_neo.search.documents import turn_documents
 from apexmem_neo.store.sqlite import SQLiteGraphStore
 from apexmem_neo.testing import HashingEmbedder
+from apexmem_neo.tools import SQLiteQueryBackend
 from apexmem_neo.tools.entity_lookup import EntityView
-from tests.unit.agent.alice import ALICE
+from tests.unit.agent.alice import ALICE, TEXT_1, TEXT_2, TURN_1, alice_search
 
 
 def test_absolute_dates_are_found_even_without_a_question_date() -> None:
@@ -113,7 +114,7 @@ def test_prefetched_turns_are_listed_in_time_order(store: SQLiteGraphStore) -> N
     engine.index_documents(turn_documents(turns, [session], window=0, scope="default"))
     searcher = ScopedSearcher(engine, "default")
     assert (searcher.search("pizza", k=2).turns[0].time or "").startswith("2024-05")  # ranked first
-    config = AgentConfig(prefetch_entities=0, prefetch_turns=2)
+    config = AgentConfig(prefetch_entities=0, prefetch_turns=2, context_style="entities")
     listed = prefetch(store, "pizza", searcher, config).text.split("Turns:\n", 1)[1].splitlines()
     assert [line.split("(", 1)[1][:10] for line in listed] == ["2024-01-05", "2024-05-05"]
     assert listed[1].endswith("pizza pizza, my favourite pizza now")  # no date in words too
@@ -178,7 +179,9 @@ def test_turns_keep_their_share_of_the_budget(store: SQLiteGraphStore) -> None:
         for q in _quotes(store, 30)
     ]  # fmt: skip
     store.write(GraphBatch(facts=quotes, recorded_at="2024-03-22T00:00:00"))
-    config = AgentConfig(prefetch_entities=1, prefetch_turns=3, max_context_chars=900)
+    config = AgentConfig(
+        prefetch_entities=1, prefetch_turns=3, max_context_chars=900, context_style="entities"
+    )
     found = prefetch(store, "Alice hiking restaurant so much fun", searcher, config)
     assert len(found.text) <= 900
     listed = found.text.split("Turns:\n", 1)[1].splitlines()
@@ -203,3 +206,41 @@ def test_a_when_question_gets_the_date_of_the_best_matching_fact(store: SQLiteGr
     assert dated_matches([view], "When did Alice swim?", labels) == []  # nothing matches
     # a state property has its own computed lines; no dated line competes with them
     assert dated_matches([view], "When did her favourite restaurant change?", labels) == []
+
+
+def test_transcript_context_shows_rag_lines_with_the_facts_of_each_turn(
+    store: SQLiteGraphStore, backend: SQLiteQueryBackend
+) -> None:
+    searcher = ScopedSearcher(alice_search(), "default")
+    config = AgentConfig(prefetch_entities=0, prefetch_turns=2)
+    found = prefetch(store, "Which restaurant does Alice like?", searcher, config, (), backend)
+    lines = found.text.split("Turns, oldest first:\n", 1)[1].splitlines()
+    first = found.labels.label(TURN_1)
+    assert lines[0] == f"[{first}] 2024-01-15 Alice: {TEXT_1}"
+    assert lines[1] == "    memory: Alice favourite_restaurant = Italian Garden (from 2024-01-15)"
+    assert lines[2].endswith(f"2024-03-20 Alice: {TEXT_2}")
+    assert lines[3].endswith("favourite_restaurant = Sakura Sushi (from 2024-03-20)")
+
+
+def test_transcript_context_leads_with_the_computed_lines(
+    store: SQLiteGraphStore, backend: SQLiteQueryBackend
+) -> None:
+    searcher = ScopedSearcher(alice_search(), "default")
+    config = AgentConfig(prefetch_entities=1, prefetch_turns=2)
+    question = "When did Alice's favourite restaurant change?"
+    text = prefetch(store, question, searcher, config, (), backend).text
+    computed, turns = text.split("\n\n", 1)
+    assert computed.splitlines()[1] == (
+        "- Alice's favourite_restaurant changed 1 time(s): on 2024-03-20 from Italian Garden "
+        "to Sakura Sushi"
+    )
+    assert turns.startswith("Turns, oldest first:")
+
+
+def test_transcript_context_without_a_backend_shows_the_turns_alone(
+    store: SQLiteGraphStore,
+) -> None:
+    searcher = ScopedSearcher(alice_search(), "default")
+    config = AgentConfig(prefetch_entities=0, prefetch_turns=2)
+    text = prefetch(store, "restaurant", searcher, config).text
+    assert "memory:" not in text and TEXT_2 in text

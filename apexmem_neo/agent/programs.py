@@ -1,0 +1,108 @@
+"""The agent's answer program, compiled programs on disk, and compiling one from questions.
+
+The fast path answers with ``AnswerProgram`` (one ``dspy.Predict`` over ``AnswerFromContext``).
+A compiled program is the same module with few-shot demonstrations chosen by a DSPy optimizer
+from questions whose answers are known, saved with DSPy's own ``save`` as JSON. The package
+ships one compiled for the local model (``LOCAL_ANSWER_PROGRAM``); ``compile_answer_program``
+makes one for any model and data (``apexmem optimize``, ``Memory.optimize``).
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable, Iterable, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, Literal
+
+import dspy
+
+from apexmem_neo.agent.signatures import AnswerFromContext
+from apexmem_neo.errors import ApexMemError
+
+COMPILED_DIR = Path(__file__).parent / "compiled"
+LOCAL_ANSWER_PROGRAM = COMPILED_DIR / "answer_qwen2.5-coder-1.5b-instruct.json"
+"""Compiled for the local default model on the project's tuning conversations."""
+Optimizer = Literal["labeled", "bootstrap"]
+ANSWER_INPUTS = ("question", "question_date", "time_hints", "context")
+
+
+class AnswerProgram(dspy.Module):  # type: ignore[misc]
+    """(question, question date, time hints, context) -> answer, cited turns, enough context."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.predict = dspy.Predict(AnswerFromContext)
+
+    def forward(self, **inputs: Any) -> dspy.Prediction:
+        return self.predict(**inputs)
+
+
+def load_answer_program(path: str | Path | None) -> AnswerProgram:
+    """The answer program, with the compiled demonstrations saved at ``path`` when given."""
+    program = AnswerProgram()
+    if path is None:
+        return program
+    file = Path(path)
+    if not file.is_file():
+        raise ApexMemError(f"no compiled answer program at {file} (make one: apexmem optimize)")
+    try:
+        program.load(str(file))
+    except Exception as exc:  # a file of another program or a broken one: name it
+        raise ApexMemError(f"{file} is not a compiled answer program: {exc}") from exc
+    return program
+
+
+@dataclass(frozen=True)
+class TrainingQuestion:
+    """A question with its known answer, asked on ``date`` (ISO), for compiling."""
+
+    question: str
+    answer: str
+    date: str
+
+
+def answer_example(inputs: dict[str, Any], answer: str, cited: Sequence[str] = ()) -> dspy.Example:
+    """A training example: the agent's inputs for a question and the answer it should give."""
+    return dspy.Example(
+        **{k: inputs[k] for k in ANSWER_INPUTS},
+        answer=answer,
+        evidence_turn_ids=list(cited),
+        enough_context=True,
+    ).with_inputs(*ANSWER_INPUTS)
+
+
+_WORD = re.compile(r"[a-z0-9]+")
+
+
+def answer_overlap(example: Any, prediction: Any, trace: Any = None) -> bool:
+    """The metric bootstrapping keeps a demonstration by: the predicted answer shares at
+    least half of the known answer's words (LOCOMO-style token recall, no judge call)."""
+    gold = set(_WORD.findall(str(example.answer).lower()))
+    said = set(_WORD.findall(str(getattr(prediction, "answer", "")).lower()))
+    return bool(gold) and len(gold & said) / len(gold) >= 0.5
+
+
+def compile_answer_program(
+    examples: Iterable[dspy.Example],
+    optimizer: Optimizer = "labeled",
+    demos: int = 3,
+    lm: Any = None,
+    metric: Callable[..., bool] = answer_overlap,
+) -> AnswerProgram:
+    """An AnswerProgram with ``demos`` demonstrations from ``examples``: ``labeled`` takes
+    known answers as they are (DSPy LabeledFewShot, no LLM call); ``bootstrap`` keeps those
+    the model itself answers right under ``metric`` (DSPy BootstrapFewShot, runs ``lm``)."""
+    trainset = list(examples)
+    if not trainset:
+        raise ApexMemError("no training questions to compile the answer program from")
+    if optimizer == "labeled":
+        teleprompter: Any = dspy.LabeledFewShot(k=demos)
+        return teleprompter.compile(AnswerProgram(), trainset=trainset, sample=True)  # type: ignore[no-any-return]
+    if lm is None:
+        raise ApexMemError("bootstrap compiling runs the model: give it an LM")
+    teleprompter = dspy.BootstrapFewShot(
+        metric=metric, max_bootstrapped_demos=demos, max_labeled_demos=0, max_rounds=1
+    )
+    with dspy.context(lm=lm):
+        return teleprompter.compile(AnswerProgram(), trainset=trainset)  # type: ignore[no-any-return]

@@ -1,0 +1,54 @@
+"""Training questions for `apexmem optimize` from a LOCOMO conversation.
+
+Writes JSON Lines of {"question", "answer", "date"} for the questions of categories 1-4 whose
+gold evidence lies in the first --sessions sessions, asked on the conversation's last session
+date (as the LOCOMO harness asks them). Only tuning conversations belong here: a conversation
+used for training is never reported as evaluation.
+
+Usage (from the repo root):
+    .venv/bin/python -m benchmarks.locomo.training --conversation conv-30 --sessions 10 \\
+        --out benchmarks/results/train_conv-30.jsonl
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from pathlib import Path
+
+from benchmarks.locomo.data import (
+    last_session_date,
+    load_sample,
+    sample_turns,
+    select_questions,
+)
+from benchmarks.locomo.run import DEFAULT_DATA
+
+
+def training_rows(data: Path, conversation: str, sessions: int | None) -> list[dict[str, str]]:
+    sample = load_sample(data, conversation)
+    questions = select_questions(sample, sample_turns(sample, sessions), (1, 2, 3, 4))
+    date = last_session_date(sample)
+    return [{"question": q.question, "answer": q.gold, "date": date} for q in questions]
+
+
+def main(argv: list[str] | None = None) -> int:
+    p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    p.add_argument("--data", type=Path, default=DEFAULT_DATA)
+    p.add_argument("--conversation", required=True)
+    p.add_argument("--sessions", type=int, default=None)
+    p.add_argument("--out", type=Path, required=True)
+    args = p.parse_args(sys.argv[1:] if argv is None else argv)
+    if not args.data.is_file():
+        print(f"LOCOMO data not found at {args.data} (--data points elsewhere)")
+        return 1
+    rows = training_rows(args.data, args.conversation, args.sessions)
+    args.out.parent.mkdir(parents=True, exist_ok=True)
+    args.out.write_text("".join(json.dumps(r) + "\n" for r in rows), encoding="utf-8")
+    print(f"{len(rows)} questions of {args.conversation} written to {args.out}")
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
