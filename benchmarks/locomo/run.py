@@ -218,24 +218,40 @@ def ask_all(
     judge: Judge,
     log: AnswerLog,
 ) -> None:
-    """Per system, answer every question first, then judge those answers. A system's calls run
-    back to back so the LLM server's prompt cache keeps the prefix they share (for
-    full_context the whole ~7k-token transcript; a judge call in between evicted it, and each
-    answer re-read it: ~60 s instead of a few). Answers wait in ``log.answers`` until judged,
-    so an interrupted run resumes either pass."""
+    """Answer every question first, then judge the answers. full_context's calls run back
+    to back so the LLM server's prompt cache keeps the ~7k-token transcript they share (a
+    call in between evicted it, and each answer re-read it: ~60 s instead of a few); the other
+    systems alternate question by question, so a machine that slows down mid-run slows them
+    alike and their latencies compare. Answers wait in ``log.answers`` until judged, so an
+    interrupted run resumes either pass."""
     judged, waiting = log.judged(), log.waiting()
+    todo = {s: [q for q in questions if (s, q.qid) not in judged] for s in names}
+    done = {s: 0 for s in names}
+    for system, q in answer_order(names, questions):
+        if q not in todo[system] or (system, q.qid) in waiting:
+            continue
+        waiting[(system, q.qid)] = got = systems.answer(system, q, qdate)
+        log.save_answer(system, q.qid, got)
+        done[system] += 1
+        _progress("answered", system, done[system], len(todo[system]), q, got["answer"])
     for system in names:
-        todo = [q for q in questions if (system, q.qid) not in judged]
-        for n, q in enumerate(todo, start=1):
-            if (system, q.qid) not in waiting:
-                waiting[(system, q.qid)] = got = systems.answer(system, q, qdate)
-                log.save_answer(system, q.qid, got)
-                _progress("answered", system, n, len(todo), q, got["answer"])
-        for n, q in enumerate(todo, start=1):
+        for n, q in enumerate(todo[system], start=1):
             record = _record(system, q, waiting[(system, q.qid)], judge)
             log.save_record(record)
             verdict = {True: "CORRECT", False: "WRONG", None: "JUDGE?"}[record["correct"]]
-            _progress("judged", system, n, len(todo), q, verdict)
+            _progress("judged", system, n, len(todo[system]), q, verdict)
+
+
+def answer_order(
+    names: list[str], questions: list[LocomoQuestion]
+) -> list[tuple[str, LocomoQuestion]]:
+    """(system, question) in answering order: full_context's all together first, then the
+    other systems interleaved per question, which of them goes first alternating."""
+    order = [("full_context", q) for q in questions] if "full_context" in names else []
+    others = [s for s in names if s != "full_context"]
+    for i, q in enumerate(questions):
+        order += [(s, q) for s in (others if i % 2 == 0 else others[::-1])]
+    return order
 
 
 def _progress(step: str, system: str, n: int, total: int, q: LocomoQuestion, said: str) -> None:

@@ -61,16 +61,17 @@ def ask(
     ask_all(systems, names, questions, "2023-10-22", judge, log)
 
 
-def test_each_system_answers_every_question_before_its_judging(tmp_path: Path) -> None:
+def test_systems_answer_interleaved_then_are_judged(tmp_path: Path) -> None:
     calls: list[str] = []
     jsonl = tmp_path / "locomo_t.jsonl"
     ask(calls, jsonl, ["agent", "rag"])
     assert calls == [
-        *(f"answer agent c:q{i}" for i in range(3)),
+        "answer agent c:q0", "answer rag c:q0",
+        "answer rag c:q1", "answer agent c:q1",  # which goes first alternates
+        "answer agent c:q2", "answer rag c:q2",
         *(f"judge question {i}?" for i in range(3)),
-        *(f"answer rag c:q{i}" for i in range(3)),
         *(f"judge question {i}?" for i in range(3)),
-    ]
+    ]  # fmt: skip
     records = read_jsonl(jsonl)
     assert [(r["system"], r["qid"]) for r in records] == [
         (s, q.qid) for s in ("agent", "rag") for q in QUESTIONS
@@ -91,6 +92,16 @@ def test_an_interrupted_run_resumes_without_asking_or_judging_twice(tmp_path: Pa
     ask(second, jsonl, ["agent"])
     assert second == ["judge question 1?", "judge question 2?"]  # no answer asked again
     assert [r["qid"] for r in read_jsonl(jsonl)] == ["c:q0", "c:q1", "c:q2"]
+
+
+def test_full_context_answers_back_to_back_first(tmp_path: Path) -> None:
+    calls: list[str] = []
+    ask(calls, tmp_path / "locomo_t.jsonl", ["agent", "full_context", "rag"], QUESTIONS[:2])
+    answered = [c for c in calls if c.startswith("answer")]
+    assert answered == [
+        "answer full_context c:q0", "answer full_context c:q1",
+        "answer agent c:q0", "answer rag c:q0", "answer rag c:q1", "answer agent c:q1",
+    ]  # fmt: skip
 
 
 def test_answers_of_another_store_are_not_reused(tmp_path: Path) -> None:
