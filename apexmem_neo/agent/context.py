@@ -320,19 +320,33 @@ FACTS_PER_TURN = 4
 TRANSCRIPT_TURN_CHARS = 600
 
 
-def facts_of_turn(backend: QueryBackend, turn_id: str) -> list[str]:
-    """The facts extracted from one turn, as "subject property = value (from date)" lines
-    sorted by date; empty when the backend fails (the turn itself is still shown)."""
-    limits = QueryLimits(max_rows=FACTS_PER_TURN)
+def facts_of_turn(backend: QueryBackend, turn_id: str) -> list[tuple[str, str, Any, str]]:
+    """(subject, property, value, t_from) of the facts extracted from one turn, by date;
+    empty when the backend fails (the turn itself is still shown)."""
+    limits = QueryLimits(max_rows=FACTS_PER_TURN * 3)
     try:
         rows = backend.run(FACTS_OF_TURN, "sql", {"turn_id": turn_id}, limits).rows
     except Exception as exc:  # the tools report a failing store; the context goes without
         log.warning("no facts for turn %s: %s: %s", turn_id, type(exc).__name__, exc)
         return []
-    return [
-        f"{name} {prop} = {_value(_json_value(value))} (from {str(t_from)[:10]})"
-        for name, prop, value, t_from in sorted(rows, key=lambda r: (str(r[3]), str(r[1])))
-    ]
+    facts = [(str(n), str(p), _json_value(v), str(t)) for n, p, v, t in rows]
+    return sorted(facts, key=lambda f: (f[3], f[1]))
+
+
+def dated_fact_lines(
+    backend: QueryBackend, turn_id: str, said_on: str, shown: set[str]
+) -> list[str]:
+    """The turn's facts that hold from another day than the turn was said on (its time words
+    resolved at ingest: "yesterday" said on 2023-01-20 is 2023-01-19), each shown once in the
+    whole context. Facts dated the day of the turn repeat its words and were clutter."""
+    lines: list[str] = []
+    for name, prop, value, t_from in facts_of_turn(backend, turn_id):
+        line = f"{name} {prop} = {_value(value)} (from {t_from[:10]})"
+        if t_from[:10] == said_on or line in shown or len(lines) >= FACTS_PER_TURN:
+            continue
+        shown.add(line)
+        lines.append(line)
+    return lines
 
 
 def _json_value(raw: Any) -> Any:
@@ -346,20 +360,22 @@ def transcript_turns(
     searcher: Searcher, question: str, k: int, labels: TurnLabels, backend: QueryBackend | None
 ) -> str:
     """The top-k turns as transcript lines ("[T1] 2023-05-08 Caroline: ..."), oldest first,
-    each followed by the facts the memory extracted from it with the dates they hold from:
-    the lines plain RAG shows, plus the dates that construction resolved ("yesterday" said on
-    2023-05-08 is 2023-05-07), which the small model gets wrong when it resolves them itself."""
+    each followed by its facts dated by time words: the lines plain RAG shows, plus the dates
+    that construction resolved, which the small model gets wrong when it resolves them itself."""
     try:
         hits = searcher.search(question, k=k).turns
     except SearchError as exc:
         log.warning("prefetch shows no turns: search failed: %s", exc)
         return ""
     lines: list[str] = []
+    shown: set[str] = set()
     for hit in sorted(hits, key=lambda h: (h.time or "", h.graph_id)):
+        said_on = (hit.time or "")[:10]
         text = _value(hit.text, TRANSCRIPT_TURN_CHARS)  # "Speaker: words", as indexed
-        lines.append(f"[{labels.label(hit.graph_id)}] {(hit.time or '')[:10]} {text}")
-        facts = facts_of_turn(backend, hit.graph_id) if backend is not None else []
-        lines += [f"    memory: {fact}" for fact in facts]
+        lines.append(f"[{labels.label(hit.graph_id)}] {said_on} {text}")
+        if backend is not None:
+            facts = dated_fact_lines(backend, hit.graph_id, said_on, shown)
+            lines += [f"    memory: {fact}" for fact in facts]
     return "Turns, oldest first:\n" + "\n".join(lines) if lines else ""
 
 

@@ -18,7 +18,7 @@ from apexmem_neo.errors import ServiceUnavailableError
 from apexmem_neo.settings import Settings
 from apexmem_neo.testing import HashingEmbedder
 from tests.openai_stub_server import CHAT_PATH, OpenAIStubServer
-from tests.unit.agent.alice import alice_batch
+from tests.unit.agent.alice import VISIT_LINE, alice_batch, visit_batch
 
 pytestmark = [pytest.mark.integration]
 LOCAL_MODEL = "qwen2.5-coder-1.5b-instruct"
@@ -62,7 +62,7 @@ def test_memory_on_neo4j_adds_searches_and_queries_in_cypher(
 def test_the_answer_context_shows_each_turns_facts_on_neo4j(
     neo4j_driver: Driver, tmp_path: Path
 ) -> None:
-    """The agent's context reads the facts of each shown turn through the SQL shim."""
+    """The agent's context reads the dated facts of each shown turn through the SQL shim."""
     neo4j_driver.execute_query("MATCH (n) DETACH DELETE n")
     memory = Memory.neo4j(
         neo4j_driver, embedder=HashingEmbedder(), lm=None, index_name=f"ctx{uuid.uuid4().hex[:8]}",
@@ -70,14 +70,15 @@ def test_the_answer_context_shows_each_turns_facts_on_neo4j(
     )  # fmt: skip
     with memory:
         memory.store.write(alice_batch(scope="alice"))
+        memory.store.write(visit_batch(scope="alice"))
         memory.index()
         reply = {"answer": "Sakura Sushi", "evidence_turn_ids": [], "enough_context": True}
         dummy = DummyLM([reply], adapter=dspy.JSONAdapter())
         agent = memory.agent(scope="alice", lm=dummy, config=AgentConfig(mode="fast"))
         assert agent.ask("Which restaurant does Alice like?").answer == "Sakura Sushi"
     prompt = str(dummy.history[-1]["messages"])
-    assert "memory: Alice favourite_restaurant = Italian Garden (from 2024-01-15)" in prompt
-    assert "memory: Alice favourite_restaurant = Sakura Sushi (from 2024-03-20)" in prompt
+    assert f"memory: {VISIT_LINE}" in prompt  # read through the SQL shim on Neo4j
+    assert "memory: Alice favourite_restaurant" not in prompt  # dated the day it was said
 
 
 @pytest.mark.neo4j

@@ -26,7 +26,16 @@ from apexmem_neo.store.sqlite import SQLiteGraphStore
 from apexmem_neo.testing import HashingEmbedder
 from apexmem_neo.tools import SQLiteQueryBackend
 from apexmem_neo.tools.entity_lookup import EntityView
-from tests.unit.agent.alice import ALICE, TEXT_1, TEXT_2, TURN_1, alice_search
+from tests.unit.agent.alice import (
+    ALICE,
+    TEXT_1,
+    TEXT_2,
+    TURN_1,
+    TURN_2,
+    VISIT_LINE,
+    alice_search,
+    visit_batch,
+)
 
 
 def test_absolute_dates_are_found_even_without_a_question_date() -> None:
@@ -208,18 +217,20 @@ def test_a_when_question_gets_the_date_of_the_best_matching_fact(store: SQLiteGr
     assert dated_matches([view], "When did her favourite restaurant change?", labels) == []
 
 
-def test_transcript_context_shows_rag_lines_with_the_facts_of_each_turn(
+def test_transcript_context_shows_rag_lines_with_the_dated_facts_of_each_turn(
     store: SQLiteGraphStore, backend: SQLiteQueryBackend
 ) -> None:
+    store.write(visit_batch())
     searcher = ScopedSearcher(alice_search(), "default")
     config = AgentConfig(prefetch_entities=0, prefetch_turns=2)
     found = prefetch(store, "Which restaurant does Alice like?", searcher, config, (), backend)
     lines = found.text.split("Turns, oldest first:\n", 1)[1].splitlines()
     first = found.labels.label(TURN_1)
-    assert lines[0] == f"[{first}] 2024-01-15 Alice: {TEXT_1}"
-    assert lines[1] == "    memory: Alice favourite_restaurant = Italian Garden (from 2024-01-15)"
-    assert lines[2].endswith(f"2024-03-20 Alice: {TEXT_2}")
-    assert lines[3].endswith("favourite_restaurant = Sakura Sushi (from 2024-03-20)")
+    assert lines == [
+        f"[{first}] 2024-01-15 Alice: {TEXT_1}",
+        f"    memory: {VISIT_LINE}",  # dated by time words; the same-day fact is the turn's words
+        f"[{found.labels.label(TURN_2)}] 2024-03-20 Alice: {TEXT_2}",
+    ]
 
 
 def test_transcript_context_leads_with_the_computed_lines(

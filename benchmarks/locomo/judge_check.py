@@ -1,0 +1,117 @@
+"""Checking the LOCOMO judge against answers graded by hand.
+
+``sheet`` writes a grading sheet (JSON Lines) from judged LOCOMO records: per answer the
+system, category, question, gold answer, the answer and the local judge's verdict, with an
+empty ``human`` field that the grader fills with true (correct) or false (wrong).
+``agreement`` reads a filled sheet and reports how often the judge agrees with the grader,
+Cohen's kappa, the judge's false positives and negatives, and agreement per system and
+category; ``--out`` saves that summary as JSON.
+
+Usage (from the repo root):
+    .venv/bin/python -m benchmarks.locomo.judge_check sheet benchmarks/results/locomo_x.jsonl \\
+        --out benchmarks/judge_check/conv-30.jsonl
+    .venv/bin/python -m benchmarks.locomo.judge_check agreement benchmarks/judge_check/*.jsonl
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from collections import defaultdict
+from collections.abc import Iterable, Sequence
+from pathlib import Path
+from typing import Any
+
+SHEET_FIELDS = ("system", "qid", "category", "question", "gold", "answer", "judge")
+
+
+def sheet_rows(records: Iterable[dict[str, Any]]) -> list[dict[str, Any]]:
+    """One grading row per judged record whose judge gave a verdict (``human`` left None)."""
+    rows = []
+    for r in records:
+        if r.get("correct") is None:
+            continue
+        row = {k: r.get(k) for k in SHEET_FIELDS if k != "judge"}
+        rows.append({**row, "judge": bool(r["correct"]), "human": None})
+    return rows
+
+
+def agreement(rows: Sequence[dict[str, Any]]) -> dict[str, Any]:
+    """How the judge's verdicts compare with the grader's on the graded rows."""
+    graded = [r for r in rows if isinstance(r.get("human"), bool)]
+    if not graded:
+        raise ValueError("no graded rows: fill each row's human field with true or false")
+    return {
+        "n": len(graded),
+        "agreement": _share_agreeing(graded),
+        "cohen_kappa": _kappa(graded),
+        "judge_correct_human_wrong": sum(r["judge"] and not r["human"] for r in graded),
+        "judge_wrong_human_correct": sum(r["human"] and not r["judge"] for r in graded),
+        "human_accuracy": round(sum(r["human"] for r in graded) / len(graded), 4),
+        "judge_accuracy": round(sum(r["judge"] for r in graded) / len(graded), 4),
+        "by_system": _split(graded, "system"),
+        "by_category": _split(graded, "category"),
+    }
+
+
+def _kappa(rows: Sequence[dict[str, Any]]) -> float | None:
+    n = len(rows)
+    observed = sum(r["judge"] == r["human"] for r in rows) / n
+    p_judge = sum(r["judge"] for r in rows) / n
+    p_human = sum(r["human"] for r in rows) / n
+    expected = p_judge * p_human + (1 - p_judge) * (1 - p_human)
+    return None if expected == 1 else round((observed - expected) / (1 - expected), 4)
+
+
+def _split(rows: Sequence[dict[str, Any]], key: str) -> dict[str, dict[str, float]]:
+    groups: dict[str, list[dict[str, Any]]] = defaultdict(list)
+    for r in sorted(rows, key=lambda r: str(r[key])):
+        groups[str(r[key])].append(r)
+    return {name: {"n": len(g), "agreement": _share_agreeing(g)} for name, g in groups.items()}
+
+
+def _share_agreeing(rows: Sequence[dict[str, Any]]) -> float:
+    return round(sum(r["judge"] == r["human"] for r in rows) / len(rows), 4)
+
+
+def _read(paths: Sequence[Path]) -> list[dict[str, Any]]:
+    rows = []
+    for path in paths:
+        for no, line in enumerate(path.read_text(encoding="utf-8").splitlines(), start=1):
+            if line.strip():
+                try:
+                    rows.append(json.loads(line))
+                except ValueError as exc:
+                    raise SystemExit(f"{path}:{no}: not JSON ({exc})") from exc
+    return rows
+
+
+def main(argv: list[str] | None = None) -> int:
+    p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    sub = p.add_subparsers(dest="command", required=True)
+    sheet = sub.add_parser("sheet", help="a grading sheet from judged records")
+    sheet.add_argument("records", type=Path, nargs="+")
+    sheet.add_argument("--out", type=Path, required=True)
+    agree = sub.add_parser("agreement", help="the judge against graded sheets")
+    agree.add_argument("sheets", type=Path, nargs="+")
+    agree.add_argument("--out", type=Path, default=None)
+    args = p.parse_args(sys.argv[1:] if argv is None else argv)
+    if args.command == "sheet":
+        rows = sheet_rows(_read(args.records))
+        args.out.parent.mkdir(parents=True, exist_ok=True)
+        args.out.write_text("".join(json.dumps(r) + "\n" for r in rows), encoding="utf-8")
+        print(f"{len(rows)} answers to grade in {args.out}")
+        return 0
+    try:
+        summary = agreement(_read(args.sheets))
+    except ValueError as exc:
+        raise SystemExit(str(exc)) from exc
+    print(json.dumps(summary, indent=2))
+    if args.out is not None:
+        args.out.write_text(json.dumps(summary, indent=2) + "\n", encoding="utf-8")
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

@@ -1,0 +1,48 @@
+"""The judge check: grading sheets from judged records, and agreement with the grader."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from benchmarks.locomo.judge_check import agreement, main, sheet_rows
+
+
+def _row(system: str, category: int, judge: bool, human: bool | None) -> dict[str, object]:
+    return {"system": system, "category": category, "judge": judge, "human": human}
+
+
+def test_a_sheet_keeps_judged_answers_with_an_empty_human_verdict() -> None:
+    records = [
+        {"system": "rag", "qid": "c:q0", "category": 2, "question": "When?", "gold": "May",
+         "answer": "in May", "correct": True, "f1": 0.5},
+        {"system": "rag", "qid": "c:q1", "category": 2, "question": "Who?", "gold": "Ann",
+         "answer": "?", "correct": None},
+    ]  # fmt: skip
+    assert sheet_rows(records) == [
+        {"system": "rag", "qid": "c:q0", "category": 2, "question": "When?", "gold": "May",
+         "answer": "in May", "judge": True, "human": None},
+    ]  # fmt: skip
+
+
+def test_agreement_counts_both_kinds_of_disagreement_and_kappa() -> None:
+    rows = [
+        _row("agent", 2, True, True), _row("agent", 2, False, False),
+        _row("rag", 4, True, False), _row("rag", 4, False, True),
+        _row("rag", 4, True, None),  # not graded: left out
+    ]  # fmt: skip
+    summary = agreement(rows)
+    assert summary["n"] == 4 and summary["agreement"] == 0.5
+    assert summary["judge_correct_human_wrong"] == 1 == summary["judge_wrong_human_correct"]
+    assert summary["cohen_kappa"] == 0.0
+    assert summary["by_system"] == {"agent": {"n": 2, "agreement": 1.0},
+                                    "rag": {"n": 2, "agreement": 0.0}}  # fmt: skip
+
+
+def test_an_ungraded_sheet_is_one_clear_error(tmp_path: Path) -> None:
+    sheet = tmp_path / "sheet.jsonl"
+    sheet.write_text(json.dumps(_row("rag", 1, True, None)) + "\n")
+    with pytest.raises(SystemExit, match="no graded rows"):
+        main(["agreement", str(sheet)])
