@@ -5,7 +5,8 @@ GraphQuery, a compact schema in the arm's language as context and no prefetch, s
 has to come from the model's own queries; only the store and GraphQuery's language differ.
 The tools are wrapped to record what each call returned, which the trace itself does not
 keep.
-The fourth arm, neo4j-graphrag's Text2CypherRetriever, lives in ``text2cypher``.
+The one-shot arms live in their own modules: neo4j-graphrag's Text2CypherRetriever in
+``text2cypher`` and its SQL counterpart, a DSPy text-to-SQL program, in ``text2sql``.
 """
 
 from __future__ import annotations
@@ -30,8 +31,12 @@ from benchmarks.query_languages.judge import is_correct
 from benchmarks.query_languages.metrics import QuestionRecord, record_from_result
 from benchmarks.query_languages.questions import Question
 
-ArmName = Literal["sqlite-sql", "neo4j-sql", "neo4j-cypher", "text2cypher"]
-ARMS: Final[tuple[ArmName, ...]] = ("sqlite-sql", "neo4j-sql", "neo4j-cypher", "text2cypher")
+ArmName = Literal["sqlite-sql", "neo4j-sql", "neo4j-cypher", "text2cypher", "text2sql"]
+ARMS: Final[tuple[ArmName, ...]] = (
+    "sqlite-sql", "neo4j-sql", "neo4j-cypher", "text2cypher", "text2sql",
+)  # fmt: skip
+SQLITE_ARMS: Final = ("sqlite-sql", "text2sql")
+"""The arms that read the gold graph from SQLite; every other arm reads it from Neo4j."""
 AGENT_ARMS: Final[dict[str, tuple[str, Language]]] = {
     "sqlite-sql": ("sqlite", "sql"),
     "neo4j-sql": ("neo4j", "sql"),
@@ -101,16 +106,37 @@ def compact_schema(info: SchemaInfo, language: Language) -> str:
 
 
 def sqlite_gold(path: Path, batch: GraphBatch) -> SQLiteGraphStore:
-    """A SQLite store at ``path`` holding ``batch`` (idempotent; schema ready, open)."""
+    """A SQLite store at ``path`` holding ``batch`` (idempotent; schema ready, open). A file
+    holding other entities (another seed set's gold) is refused: counts would include them."""
     path.parent.mkdir(parents=True, exist_ok=True)
     store = SQLiteGraphStore(path)
     store.init_schema()
+    wanted = {e.entity_id for e in batch.entities}
+    held = {row[0] for row in store.connection.execute("SELECT entity_id FROM entities")}
+    if held - wanted:
+        store.close()
+        raise ValueError(
+            f"{path} holds {len(held - wanted)} entities that are not in this gold graph "
+            "(built for other seeds?); delete it or pass another --sqlite"
+        )
     store.write(batch)
     return store
 
 
+STALE_GOLD: Final = (
+    "MATCH (e:Entity) WHERE e.entity_id STARTS WITH $prefix AND NOT e.entity_id IN $ids "
+    "RETURN count(e) AS n"
+)
+
+
 def neo4j_gold(driver: Driver, batch: GraphBatch) -> Neo4jGraphStore:
-    """The Neo4j store on ``driver`` with ``batch`` written (MERGE: re-loading adds nothing)."""
+    """The Neo4j store on ``driver`` with ``batch`` written (MERGE: re-loading adds nothing).
+    Study nodes of another gold graph (other seeds) are deleted first, since counting
+    questions would see them."""
+    ids = [e.entity_id for e in batch.entities]
+    records, _, _ = driver.execute_query(STALE_GOLD, prefix=PREFIX, ids=ids)
+    if int(records[0]["n"]):
+        delete_gold(driver, batch)
     store = Neo4jGraphStore(driver)
     store.init_schema()
     store.write(batch)

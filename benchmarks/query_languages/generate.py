@@ -12,12 +12,13 @@ from __future__ import annotations
 import argparse
 import json
 from collections import Counter
+from collections.abc import Sequence
 from pathlib import Path
 from typing import Final
 
 from apexmem_neo.ontology import GraphBatch
 from apexmem_neo.store.reference import InMemoryGraphStore
-from benchmarks.query_languages.gold import DATA_DIR, gold_batch
+from benchmarks.query_languages.gold import DATA_DIR, DEFAULT_SEED, gold_batch, merged_gold
 from benchmarks.query_languages.questions import PER_KIND, Question, as_record, build_questions
 
 GOLD_GRAPH: Final = DATA_DIR / "gold_graph.json"
@@ -34,6 +35,21 @@ def reference_store(batch: GraphBatch) -> InMemoryGraphStore:
 def generate(seed: int = 7, per_kind: int = PER_KIND) -> tuple[GraphBatch, list[Question]]:
     batch = gold_batch(seed)
     return batch, build_questions(batch, reference_store(batch), seed, per_kind)
+
+
+def generate_seeds(
+    seeds: Sequence[int], per_kind: int = PER_KIND
+) -> tuple[GraphBatch, list[Question]]:
+    """The gold graph of several seeds and ``per_kind`` questions per seed and kind over all
+    of it. Gold answers come from the merged graph (a count spans every seed's people); the
+    default seed alone gives exactly the data files, any other seed set tags its qids with
+    the seeds so they never meet another set's in one results file."""
+    batch = merged_gold(seeds)
+    questions = build_questions(batch, reference_store(batch), seeds[0], per_kind * len(seeds))
+    if list(seeds) == [DEFAULT_SEED]:
+        return batch, questions
+    tag = "s" + "-".join(str(s) for s in seeds) + "_"
+    return batch, [q.model_copy(update={"qid": tag + q.qid}) for q in questions]
 
 
 def load_gold(path: Path = GOLD_GRAPH) -> GraphBatch:

@@ -2,6 +2,24 @@
 
 A query "succeeded" when it ran without error (an empty result still ran, but is counted as
 the error class ``empty result`` in the error table because it usually means a wrong filter).
+
+Two tables of errors: ``error_classes`` counts queries by what went wrong with each;
+``failure_classes`` (the error taxonomy) gives every wrongly answered question one class,
+by these rules, in this order:
+
+* no query: no query reached the database (none written, the tool call malformed, or the
+  LLM call that should write it failed);
+* no query ran: the class of the last failed query, as syntax (a parse error or a construct
+  the tool does not support), unknown label/table/property, refused by the guard, timeout,
+  or query error, other (a runtime or parameter error);
+* a query ran, so its shape is judged (the queries that ran, read as text with the values
+  of their parameters):
+  wrong join or direction: a Cypher pattern walks a relationship against the schema's
+  direction, a SQL join equates different id columns (``f.fact_id = e.entity_id``), or a
+  join question never reached the company's ``headquarters_city``;
+  wrong temporal logic: the question names a date that no query contains, or asks about a
+  value in time (now, on a date, since when, how long) and no query touches a time column;
+* otherwise wrong answer, other.
 """
 
 from __future__ import annotations
@@ -15,8 +33,9 @@ from typing import Any, Final
 from pydantic import BaseModel
 
 from apexmem_neo.agent.models import AgentResult
+from apexmem_neo.tools.graph_mapping import GRAPH_RELATIONSHIPS
 
-QUERY_TOOLS: Final = ("GraphQuery", "Text2Cypher")
+QUERY_TOOLS: Final = ("GraphQuery", "Text2Cypher", "Text2SQL")
 ERROR_TITLE: Final = re.compile(r"^## Error: (.+)$", re.MULTILINE)
 ZERO_ROWS: Final = re.compile(r"^\*\*0 rows\.\*\*", re.MULTILINE)
 
@@ -50,6 +69,8 @@ class QuestionRecord(BaseModel):
     """One (arm, question) result: the line written to the results JSONL."""
 
     arm: str
+    model: str = ""
+    """The LiteLLM model id that answered; empty in records written before it was kept."""
     qid: str
     kind: str
     question: str
@@ -81,6 +102,23 @@ def classify(output: str) -> str | None:
                         ("unknown name", UNKNOWN_NAME), ("parameter error", PARAMS)):  # fmt: skip
         if any(w in text for w in words):
             return name
+    return "runtime error"
+
+
+def classify_exception(exc: Exception) -> str:
+    """The error class of a failed one-shot pipeline run (text2cypher, text2sql), in the
+    agent arms' terms."""
+    text = f"{type(exc).__name__} {exc}".lower()
+    if "refusing to execute" in text:
+        return "guard refusal"
+    if "syntax" in text or "invalid input" in text:
+        return "parse error"
+    if "timeout" in text or "timed out" in text:
+        return "timeout"
+    if "unknown function" in text or "not defined" in text:
+        return "unknown name"
+    if any(w in text for w in ("llmgeneration", "adapterparseerror", "connection")):
+        return "llm error"
     return "runtime error"
 
 
@@ -131,7 +169,8 @@ def record_from_result(
 # ---- aggregation ----
 
 
-def _queries(rec: QuestionRecord) -> list[CallRecord]:
+def query_calls(rec: QuestionRecord) -> list[CallRecord]:
+    """The question's calls of a query tool, in order."""
     return [c for c in rec.calls if c.tool in QUERY_TOOLS]
 
 
@@ -159,8 +198,8 @@ def _quantile(values: list[float], q: float) -> float | None:
 
 def aggregate(records: Sequence[QuestionRecord]) -> dict[str, Any]:
     """The per-arm figures of the study (see the package docstring)."""
-    queries = [c for r in records for c in _queries(r)]
-    with_query = [r for r in records if _queries(r)]
+    queries = [c for r in records for c in query_calls(r)]
+    with_query = [r for r in records if query_calls(r)]
     recoveries = [x for x in (_recovery(r) for r in records) if x is not None]
     correct = [r for r in records if r.correct]
     return {
@@ -168,7 +207,9 @@ def aggregate(records: Sequence[QuestionRecord]) -> dict[str, Any]:
         "accuracy_pct": _pct(len(correct), len(records)),
         "queries": len(queries),
         "query_success_pct": _pct(sum(c.ok for c in queries), len(queries)),
-        "first_try_success_pct": _pct(sum(_queries(r)[0].ok for r in with_query), len(with_query)),
+        "first_try_success_pct": _pct(
+            sum(query_calls(r)[0].ok for r in with_query), len(with_query)
+        ),
         "no_query_pct": _pct(len(records) - len(with_query), len(records)),
         "questions_with_error": len(recoveries),
         "recovery_pct": _pct(sum(ok for ok, _ in recoveries), len(recoveries)),
@@ -181,18 +222,18 @@ def aggregate(records: Sequence[QuestionRecord]) -> dict[str, Any]:
         "latency_p95_s": _quantile([r.seconds for r in records], 0.95),
         "agent_errors": sum(1 for r in records if r.error),
         "error_classes": dict(Counter(cls for c in queries if (cls := _error_class(c)))),
+        "failure_classes": failure_counts(records),
         "accuracy_by_kind": {
-            kind: _pct(sum(r.correct for r in rs), len(rs))
-            for kind, rs in _by_kind(records).items()
+            kind: _pct(sum(r.correct for r in rs), len(rs)) for kind, rs in by_kind(records).items()
         },
     }
 
 
 def _error_class(call: CallRecord) -> str | None:
-    """An agent tool's "## Error:" output is classified again from its stored head, so the
+    """A query tool's "## Error:" output is classified again from its stored head, so the
     table follows the current classes on old records too; other calls (a bad tool call,
     Text2Cypher's rows or exception) keep the class stored with them."""
-    if call.tool == "GraphQuery" and ERROR_TITLE.match(call.output_head):
+    if call.tool in ("GraphQuery", "Text2SQL") and ERROR_TITLE.match(call.output_head):
         return classify(call.output_head)
     return call.error_class
 
@@ -201,8 +242,101 @@ def _mean(values: Sequence[float]) -> float | None:
     return round(statistics.fmean(values), 2) if values else None
 
 
-def _by_kind(records: Sequence[QuestionRecord]) -> dict[str, list[QuestionRecord]]:
+def by_kind(records: Sequence[QuestionRecord]) -> dict[str, list[QuestionRecord]]:
+    """The records grouped by question kind, kinds in alphabetical order."""
     out: dict[str, list[QuestionRecord]] = {}
     for r in records:
         out.setdefault(r.kind, []).append(r)
     return dict(sorted(out.items()))
+
+
+# ---- the error taxonomy (see the module docstring) ----
+
+FAILURE_CLASSES: Final = (
+    "no query", "syntax", "unknown label/table/property", "refused by the guard", "timeout",
+    "query error, other", "wrong join or direction", "wrong temporal logic",
+    "wrong answer, other",
+)  # fmt: skip
+FAILED_QUERY: Final = {
+    "parse error": "syntax",
+    "unsupported construct": "syntax",
+    "unknown name": "unknown label/table/property",
+    "guard refusal": "refused by the guard",
+    "timeout": "timeout",
+}
+"""A failed query's error class -> its taxonomy class; any other is "query error, other"."""
+NOT_RUN: Final = ("bad tool call", "llm error")
+"""Error classes of a call whose query never reached the database."""
+TIMED_KINDS: Final = ("entity_lookup", "as_of", "when_changed", "temporal_arithmetic")
+"""Kinds that ask for a value in time, which no query can find without a time column."""
+TIME_COLUMN: Final = re.compile(r"\b(t_from|t_to|anchor_datetime)\b", re.IGNORECASE)
+ISO_DAY: Final = re.compile(r"\b\d{4}-\d{2}-\d{2}\b")
+SQL_ID_JOIN: Final = re.compile(r"\b\w+\.(\w+_id)\s*=\s*\w+\.(\w+_id)\b", re.IGNORECASE)
+NODE: Final = r"\(\s*(\w*)\s*(?::\s*(\w+))?[^()]*\)"
+HOP: Final = re.compile(
+    NODE + r"\s*(<?)-\s*\[\s*\w*\s*:\s*(\w+)[^\]]*\]\s*-(>?)\s*(?=" + NODE + ")"
+)
+LABELLED: Final = re.compile(r"\(\s*(\w+)\s*:\s*(\w+)")
+DIRECTIONS: Final = frozenset((a, rel, b) for a, rel, b, _ in GRAPH_RELATIONSHIPS)
+
+
+def _reversed_hop(query: str) -> bool:
+    """True when a Cypher pattern walks a known relationship from its end label to its start
+    label; hops whose labels are unknown (unlabelled variables) are not judged."""
+    labels = {var: label for var, label in LABELLED.findall(query)}
+    for match in HOP.finditer(query):
+        var1, label1, left, rel, right, var2, label2 = match.groups()
+        a = label1 or labels.get(var1, "")
+        b = label2 or labels.get(var2, "")
+        if left and not right:
+            a, b = b, a
+        elif left == right:  # undirected (or both arrows): no direction to judge
+            continue
+        if (a, rel, b) not in DIRECTIONS and (b, rel, a) in DIRECTIONS:
+            return True
+    return False
+
+
+def _wrong_join(rec: QuestionRecord, texts: list[str]) -> bool:
+    if any(_reversed_hop(t) for t in texts):
+        return True
+    if any(a.lower() != b.lower() for t in texts for a, b in SQL_ID_JOIN.findall(t)):
+        return True
+    return rec.kind == "join" and not any("headquarters_city" in t for t in texts)
+
+
+def _wrong_time(rec: QuestionRecord, texts: list[str]) -> bool:
+    days = ISO_DAY.findall(rec.question)
+    if days and not any(d in t for d in days for t in texts):
+        return True
+    return rec.kind in TIMED_KINDS and not any(TIME_COLUMN.search(t) for t in texts)
+
+
+def _query_text(call: CallRecord) -> str:
+    """The query with the values of its parameters (a date may be passed as one)."""
+    params = call.args.get("params") or {}
+    values = params.values() if isinstance(params, dict) else [params]
+    return " ".join([str(call.args.get("query", "")), *(str(v) for v in values)])
+
+
+def failure_class(rec: QuestionRecord) -> str | None:
+    """The taxonomy class of a wrongly answered question (None when it is correct)."""
+    if rec.correct:
+        return None
+    queries = [c for c in query_calls(rec) if _error_class(c) not in NOT_RUN]
+    if not queries:
+        return "no query"
+    ran = [_query_text(c) for c in queries if c.ok]
+    if not ran:
+        return FAILED_QUERY.get(_error_class(queries[-1]) or "", "query error, other")
+    if _wrong_join(rec, ran):
+        return "wrong join or direction"
+    if _wrong_time(rec, ran):
+        return "wrong temporal logic"
+    return "wrong answer, other"
+
+
+def failure_counts(records: Sequence[QuestionRecord]) -> dict[str, int]:
+    """Wrongly answered questions per taxonomy class, in ``FAILURE_CLASSES`` order."""
+    counts = Counter(c for r in records if (c := failure_class(r)))
+    return {c: counts[c] for c in FAILURE_CLASSES if counts[c]}

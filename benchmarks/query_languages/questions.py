@@ -22,7 +22,7 @@ from pydantic import BaseModel
 
 from apexmem_neo.ontology import GraphBatch
 from apexmem_neo.store.protocol import FactRecord, GraphStore
-from benchmarks.query_languages.gold import COMPANIES, PEOPLE, PROPERTY_VALUES, entity_id
+from benchmarks.query_languages.gold import COMPANIES, PROPERTY_VALUES
 
 Kind = Literal["entity_lookup", "join", "aggregate", "temporal_arithmetic", "as_of", "when_changed"]
 KINDS: Final[tuple[Kind, ...]] = (
@@ -53,6 +53,11 @@ class Question(BaseModel):
     answer_type: AnswerType
     spec: Spec
     gold: str
+
+
+def dated_text(question: Question) -> str:
+    """The question as the one-shot arms receive it: its text and the day it is asked."""
+    return f"{question.text} (Today is {question.question_date}.)"
 
 
 class GoldError(ValueError):
@@ -197,7 +202,7 @@ def _drafts(batch: GraphBatch) -> Iterator[Draft]:
     names = {e.entity_id: e.name for e in batch.entities}
     for (eid, prop), line in _timelines(batch).items():
         yield from _timeline_drafts(names[eid], eid, prop, line)
-    people = [entity_id(n) for n in PEOPLE]
+    people = [e.entity_id for e in batch.entities if e.entity_type == "Person"]
     for city in PROPERTY_VALUES["city"]:
         text = f"How many people live in {city} now?"
         yield _draft("aggregate", "number", text, op="count_current", property="city",

@@ -1,18 +1,27 @@
-"""SQL vs Cypher: run the study's arms on the gold questions and report per arm.
+"""SQL vs Cypher: run the study's arms on the gold questions and report per model and arm.
 
     python -m benchmarks.query_languages.run --arms sqlite-sql,neo4j-sql,neo4j-cypher,text2cypher \\
         --limit 10 --out benchmarks/results/query_languages.json
 
-Resumable: every (arm, question) result is appended to a JSONL file (``--results``, default
-the ``--out`` path with ``.jsonl``) and skipped on the next run. Questions are asked in file
-order (kinds interleaved), each by every arm before the next, so that the shared CPU's load
-falls on all arms alike. Neo4j: the gold graph (ids prefixed ``ql_``) is loaded into the
-server at NEO4J_URI, so point it at a server of its own, or pass ``--private-neo4j``: a
-Neo4j of the study's own (data under $APEXMEM_HOME/study-neo4j, Bolt on 127.0.0.1:7798,
-borrowing the shared build), started for the run and stopped after it. The runner refuses a
-server that holds entities other than the study's. ``--delete-after`` removes the gold nodes.
-The model comes from APEXMEM_LM / APEXMEM_LM_API_BASE (the local Qwen2.5-Coder-1.5B-Instruct
-Q4_K_M by default).
+Resumable: every (model, arm, question) result is appended to a JSONL file (``--results``,
+default the ``--out`` path with ``.jsonl``) and skipped on the next run; records written
+before the model was kept count as APEXMEM_LM's. Questions are asked in file order (kinds
+interleaved), each by every model and arm before the next, so that the shared CPU's load
+falls on all of them alike.
+
+Questions: ``--split test`` (the default), ``train`` or ``all`` of the train / test split
+over entities (``split``). ``--gold-seeds 7,8`` generates the gold graph of several seeds in
+memory (more entities, so more questions per kind in each split) instead of reading the
+data files; its qids carry the seeds, so keep one ``--out`` per seed set. ``--models a,b``
+runs every arm for each LiteLLM model id (default: APEXMEM_LM).
+
+Neo4j: the gold graph (ids prefixed ``ql_``) is loaded into the server at NEO4J_URI, so
+point it at a server of its own, or pass ``--private-neo4j``: a Neo4j of the study's own
+(data under $APEXMEM_HOME/study-neo4j, Bolt on 127.0.0.1:7798, borrowing the shared build),
+started for the run and stopped after it. The runner refuses a server that holds entities
+other than the study's, and replaces study nodes of another gold graph (other seeds).
+``--delete-after`` removes the gold nodes. The model comes from APEXMEM_LM /
+APEXMEM_LM_API_BASE (the local Qwen2.5-Coder-1.5B-Instruct Q4_K_M by default).
 """
 
 from __future__ import annotations
@@ -28,41 +37,61 @@ from typing import Any, Final
 
 from neo4j import Driver, GraphDatabase
 from rich.console import Console
-from rich.table import Table
 
 from apexmem_neo.llm import make_lm
+from apexmem_neo.ontology import GraphBatch
 from apexmem_neo.services.neo4j_server import private_neo4j
 from apexmem_neo.settings import Settings
 from benchmarks.query_languages.arms import (
     AGENT_ARMS,
     AGENT_CONFIG,
     ARMS,
+    SQLITE_ARMS,
+    Stores,
     build_agent_arm,
     delete_gold,
     open_stores,
 )
-from benchmarks.query_languages.generate import QUESTIONS, load_gold, load_questions
-from benchmarks.query_languages.gold import PREFIX
-from benchmarks.query_languages.metrics import QuestionRecord, aggregate
+from benchmarks.query_languages.generate import QUESTIONS, generate_seeds, load_gold, load_questions
+from benchmarks.query_languages.gold import DEFAULT_SEED, PREFIX, people_names
+from benchmarks.query_languages.metrics import QuestionRecord
 from benchmarks.query_languages.questions import Question
+from benchmarks.query_languages.split import SPLITS, Split, select, split_sizes
+from benchmarks.query_languages.stats import RESAMPLES, SEED, model_figures
+from benchmarks.query_languages.tables import markdown, print_tables
 from benchmarks.query_languages.text2cypher import Text2CypherArm
+from benchmarks.query_languages.text2sql import Text2SQLArm
 
 DEFAULT_LM: Final = "openai/qwen2.5-coder-1.5b-instruct"
 LOCAL_MODEL: Final = "Qwen2.5-Coder-1.5B-Instruct, Q4_K_M GGUF (1.5B parameters), llama-server"
-COLUMNS: Final = (
-    ("questions", "n"), ("accuracy_pct", "accuracy %"), ("queries", "queries"),
-    ("query_success_pct", "query ok %"), ("first_try_success_pct", "first try ok %"),
-    ("recovery_pct", "recovered %"), ("no_query_pct", "no query %"),
-    ("tool_calls_mean", "tool calls"), ("tokens_mean", "tokens"),
-    ("latency_p50_s", "p50 s"), ("latency_p95_s", "p95 s"), ("agent_errors", "agent errors"),
-)  # fmt: skip
 console = Console()
+__all__ = ["main", "markdown"]  # markdown: benchmarks.report renders the study's JSON with it
+
+
+def _names(text: str) -> list[str]:
+    return [a.strip() for a in text.split(",") if a.strip()]
+
+
+def _seeds(text: str) -> list[int]:
+    try:
+        return [int(s) for s in _names(text)]
+    except ValueError as exc:
+        raise argparse.ArgumentTypeError(f"seeds are integers: {text!r}") from exc
 
 
 def parse_args(argv: Sequence[str] | None = None) -> argparse.Namespace:
     p = argparse.ArgumentParser(description="SQL vs Cypher on the gold question set.")
     p.add_argument("--arms", default=",".join(ARMS), help=f"comma-separated, of {ARMS}")
-    p.add_argument("--limit", type=int, default=None, help="first N questions (all: 120)")
+    p.add_argument("--limit", type=int, default=None, help="first N questions of the split")
+    p.add_argument("--split", choices=SPLITS, default="test", help="questions of this split")
+    p.add_argument(
+        "--gold-seeds", type=_seeds, default=None,
+        help=f"comma-separated seeds of a generated gold graph (default: the data files, "
+        f"seed {DEFAULT_SEED})",
+    )  # fmt: skip
+    p.add_argument(
+        "--models", type=_names, default=None, help="comma-separated LiteLLM ids (APEXMEM_LM)"
+    )
     p.add_argument("--out", type=Path, default=Path("benchmarks/results/query_languages.json"))
     p.add_argument("--results", type=Path, default=None, help="per-question JSONL (resume)")
     p.add_argument("--questions", type=Path, default=QUESTIONS)
@@ -80,19 +109,49 @@ def parse_args(argv: Sequence[str] | None = None) -> argparse.Namespace:
     )
     p.add_argument("--report-only", action="store_true", help="only aggregate the JSONL")
     args = p.parse_args(argv)
-    args.arms = [a.strip() for a in args.arms.split(",") if a.strip()]
+    args.arms = _names(args.arms)
     unknown = [a for a in args.arms if a not in ARMS]
     if unknown:
         p.error(f"unknown arm(s) {unknown}; choose from {list(ARMS)}")
     args.results = args.results or args.out.with_suffix(".jsonl")
+    if args.models == []:
+        p.error("--models names no model")
+    seeds = args.gold_seeds or []
+    if len({people_names(s) for s in seeds}) < len(seeds):
+        p.error(f"--gold-seeds {seeds}: two seeds give the same people (or a seed repeats)")
     return args
 
 
-def load_done(path: Path) -> list[QuestionRecord]:
+def load_done(path: Path, default_model: str = "") -> list[QuestionRecord]:
+    """The results recorded so far; a record without a model gets ``default_model``."""
     if not path.exists():
         return []
     lines = path.read_text(encoding="utf-8").splitlines()
-    return [QuestionRecord.model_validate_json(line) for line in lines if line.strip()]
+    records = [QuestionRecord.model_validate_json(line) for line in lines if line.strip()]
+    for r in records:
+        r.model = r.model or default_model
+    return records
+
+
+def load_study(args: argparse.Namespace) -> tuple[GraphBatch, list[Question]]:
+    """The gold graph and every question: generated for ``--gold-seeds``, else the data files."""
+    if args.gold_seeds:
+        return generate_seeds(args.gold_seeds)
+    return load_gold(), load_questions(args.questions)
+
+
+def sqlite_path(args: argparse.Namespace, settings: Settings) -> Path:
+    """``--sqlite``, else a file of the data dir named after the seed set."""
+    if args.sqlite is not None:
+        return Path(args.sqlite)
+    tag = "_s" + "-".join(str(s) for s in args.gold_seeds) if args.gold_seeds else ""
+    return settings.data_dir / f"query_languages_gold{tag}.sqlite"
+
+
+def endpoint(settings: Settings, model: str) -> tuple[str | None, str | None]:
+    """(api_base, api_key) for ``model``, by the rules ``Settings.lm_endpoint`` has for
+    APEXMEM_LM."""
+    return settings.model_copy(update={"lm": model}).lm_endpoint()
 
 
 STUDY_NEO4J_PORT: Final = 7798
@@ -143,56 +202,96 @@ def neo4j_driver(uri: str, needed: bool, allow_foreign: bool = False) -> Iterato
         driver.close()
 
 
-def run_arms(args: argparse.Namespace, settings: Settings, questions: list[Question]) -> None:
-    """Ask every (arm, question) not yet in the results file; append each result at once."""
-    done = {(r.arm, r.qid) for r in load_done(args.results)}
-    todo = [(q, a) for q in questions for a in args.arms if (a, q.qid) not in done]
+def build_arms(
+    names: Sequence[str], model: str, settings: Settings, stores: Stores, driver: Driver | None
+) -> dict[str, Any]:
+    """The arms ``names`` for ``model`` over the opened stores."""
+    api_base, api_key = endpoint(settings, model)
+    lm = make_lm(model, api_base, api_key, max_tokens=400, timeout=600)
+    arms: dict[str, Any] = {a: build_agent_arm(a, lm, stores) for a in names if a in AGENT_ARMS}
+    if "text2cypher" in names and driver is not None and stores.neo4j_backend:
+        arms["text2cypher"] = Text2CypherArm(
+            driver, stores.neo4j_backend.schema(), model, api_base or "", api_key or ""
+        )
+    if "text2sql" in names and stores.sqlite_backend is not None:
+        arms["text2sql"] = Text2SQLArm(lm, stores.sqlite_backend, stores.sqlite_backend.schema())
+    return arms
+
+
+def ask_all(
+    args: argparse.Namespace,
+    todo: list[tuple[Question, str, str]],
+    arms: dict[str, dict[str, Any]],
+) -> None:
+    """Ask every (question, model, arm) of ``todo``; append each result at once."""
+    for n, (question, model, arm) in enumerate(todo, 1):
+        record: QuestionRecord = arms[model][arm].ask(question)
+        record.model = model
+        with args.results.open("a", encoding="utf-8") as fh:
+            fh.write(record.model_dump_json() + "\n")
+        mark = "[green]ok[/]" if record.correct else "[red]wrong[/]"
+        console.print(
+            f"{n}/{len(todo)} {model} {arm} {question.qid} {mark} {record.seconds:.0f}s "
+            f"answer={record.answer[:60]!r} gold={record.gold!r}",
+            highlight=False,
+        )
+
+
+def run_arms(
+    args: argparse.Namespace,
+    settings: Settings,
+    models: list[str],
+    gold: GraphBatch,
+    questions: list[Question],
+) -> None:
+    """Ask every (model, arm, question) not yet in the results file."""
+    done = {(r.model, r.arm, r.qid) for r in load_done(args.results, settings.lm)}
+    todo = [(q, m, a) for q in questions for m in models for a in args.arms
+            if (m, a, q.qid) not in done]  # fmt: skip
     if not todo:
         return
-    needs_neo4j = any(a != "sqlite-sql" for a in args.arms)
-    sqlite_path = args.sqlite or settings.data_dir / "query_languages_gold.sqlite"
-    api_base, api_key = settings.lm_endpoint()
-    lm = make_lm(settings.lm, api_base, api_key, max_tokens=400, timeout=600)
+    needs_neo4j = any(a not in SQLITE_ARMS for a in args.arms)
+    needs_sqlite = any(a in SQLITE_ARMS for a in args.arms)
     args.results.parent.mkdir(parents=True, exist_ok=True)
     with ExitStack() as stack:
         uri = settings.neo4j_uri
         if args.private_neo4j and needs_neo4j:
             uri = stack.enter_context(study_neo4j(settings))
         driver = stack.enter_context(neo4j_driver(uri, needs_neo4j, args.allow_foreign_data))
-        stores = stack.enter_context(
-            open_stores(load_gold(), sqlite_path if "sqlite-sql" in args.arms else None, driver)
-        )
-        arms: dict[str, Any] = {a: build_agent_arm(a, lm, stores) for a in args.arms
-                                if a in AGENT_ARMS}  # fmt: skip
-        if "text2cypher" in args.arms and driver is not None and stores.neo4j_backend:
-            arms["text2cypher"] = Text2CypherArm(
-                driver, stores.neo4j_backend.schema(), settings.lm, api_base, api_key
-            )
-        for n, (question, arm) in enumerate(todo, 1):
-            record = arms[arm].ask(question)
-            with args.results.open("a", encoding="utf-8") as fh:
-                fh.write(record.model_dump_json() + "\n")
-            mark = "[green]ok[/]" if record.correct else "[red]wrong[/]"
-            console.print(
-                f"{n}/{len(todo)} {arm} {question.qid} {mark} {record.seconds:.0f}s "
-                f"answer={record.answer[:60]!r} gold={record.gold!r}",
-                highlight=False,
-            )
+        path = sqlite_path(args, settings) if needs_sqlite else None
+        stores = stack.enter_context(open_stores(gold, path, driver))
+        arms = {m: build_arms(args.arms, m, settings, stores, driver) for m in models}
+        ask_all(args, todo, arms)
         if args.delete_after and driver is not None:
-            console.print(f"deleted {delete_gold(driver, load_gold())} gold nodes from Neo4j")
+            console.print(f"deleted {delete_gold(driver, gold)} gold nodes from Neo4j")
+
+
+def model_note(model: str) -> str:
+    return LOCAL_MODEL if model == DEFAULT_LM else model
 
 
 def report(
-    args: argparse.Namespace, settings: Settings, questions: list[Question]
+    args: argparse.Namespace,
+    settings: Settings,
+    models: list[str],
+    every_question: list[Question],
+    questions: list[Question],
 ) -> dict[str, Any]:
+    """The summary: the run's provenance, the split, and per model its arms' figures."""
     wanted = {q.qid for q in questions}
-    records = [r for r in load_done(args.results) if r.qid in wanted and r.arm in args.arms]
-    per_arm = {a: aggregate([r for r in records if r.arm == a]) for a in args.arms}
+    records = [r for r in load_done(args.results, settings.lm)
+               if r.qid in wanted and r.arm in args.arms and r.model in models]  # fmt: skip
+    by_model = {}
+    for model in models:
+        by_arm = {a: [r for r in records if r.model == model and r.arm == a] for a in args.arms}
+        by_model[model] = {
+            "model_note": model_note(model), "lm_api_base": endpoint(settings, model)[0],
+            **model_figures(by_arm),
+        }  # fmt: skip
     return {
         "command": "python -m benchmarks.query_languages." + " ".join(["run", *sys.argv[1:]]),
-        "model": settings.lm,
-        "model_note": LOCAL_MODEL if settings.lm == DEFAULT_LM else settings.lm,
-        "lm_api_base": settings.lm_endpoint()[0],
+        "model": ", ".join(models),
+        "models": models,
         "neo4j_uri": (
             f"bolt://127.0.0.1:{STUDY_NEO4J_PORT} (the study's own, --private-neo4j)"
             if args.private_neo4j
@@ -200,66 +299,32 @@ def report(
         ),
         "agent_config": AGENT_CONFIG.model_dump(mode="json"),
         "load_average": list(os.getloadavg()),
+        "gold_seeds": args.gold_seeds or [DEFAULT_SEED],
+        "split": args.split,
+        "split_sizes": split_sizes(every_question),
         "questions": len(questions),
-        "arms": per_arm,
+        "bootstrap": {"resamples": RESAMPLES, "seed": SEED, "interval": "percentile, 95%"},
+        "by_model": by_model,
     }
 
 
-def print_table(summary: dict[str, Any]) -> None:
-    table = Table(title=f"SQL vs Cypher, {summary['model_note']}")
-    table.add_column("arm")
-    for _, label in COLUMNS:
-        table.add_column(label, justify="right")
-    for arm, figures in summary["arms"].items():
-        table.add_row(arm, *[_fmt(figures.get(key)) for key, _ in COLUMNS])
-    console.print(table)
-    errors = Table(title="query error classes (count of queries)")
-    errors.add_column("arm")
-    classes = sorted({c for f in summary["arms"].values() for c in f["error_classes"]})
-    for c in classes:
-        errors.add_column(c, justify="right")
-    for arm, figures in summary["arms"].items():
-        errors.add_row(arm, *[str(figures["error_classes"].get(c, 0)) for c in classes])
-    console.print(errors)
-
-
-def _fmt(value: Any) -> str:
-    return "-" if value is None else str(value)
-
-
-def markdown(summary: dict[str, Any]) -> str:
-    head = ["arm", *[label for _, label in COLUMNS]]
-    lines = [
-        f"# SQL vs Cypher (first {summary['questions']} questions; n = answered per arm)", "",
-        f"Model: {summary['model']} ({summary['model_note']}). Command: `{summary['command']}`.",
-        f"Load average at the end: {summary['load_average']}.", "",
-        "| " + " | ".join(head) + " |", "|" + "---|" * len(head),
-    ]  # fmt: skip
-    for arm, f in summary["arms"].items():
-        lines.append("| " + " | ".join([arm, *[_fmt(f.get(k)) for k, _ in COLUMNS]]) + " |")
-    classes = sorted({c for f in summary["arms"].values() for c in f["error_classes"]})
-    lines += ["", "## Query error classes", "", "| arm | " + " | ".join(classes) + " |",
-              "|" + "---|" * (len(classes) + 1)]  # fmt: skip
-    for arm, f in summary["arms"].items():
-        cells = [str(f["error_classes"].get(c, 0)) for c in classes]
-        lines.append("| " + " | ".join([arm, *cells]) + " |")
-    kinds = sorted({k for f in summary["arms"].values() for k in f["accuracy_by_kind"]})
-    lines += ["", "## Accuracy by question kind (%)", "", "| arm | " + " | ".join(kinds) + " |",
-              "|" + "---|" * (len(kinds) + 1)]  # fmt: skip
-    for arm, f in summary["arms"].items():
-        cells = [_fmt(f["accuracy_by_kind"].get(k)) for k in kinds]
-        lines.append("| " + " | ".join([arm, *cells]) + " |")
-    return "\n".join(lines) + "\n"
+def study_questions(
+    every_question: list[Question], split: Split, limit: int | None
+) -> list[Question]:
+    """The first ``limit`` questions of ``split``, in file order."""
+    return select(every_question, split)[:limit]
 
 
 def main(argv: Sequence[str] | None = None) -> None:
     args = parse_args(argv)
     settings = Settings()
-    questions = load_questions(args.questions)[: args.limit]
+    models = args.models or [settings.lm]
+    gold, every_question = load_study(args)
+    questions = study_questions(every_question, args.split, args.limit)
     if not args.report_only:
-        run_arms(args, settings, questions)
-    summary = report(args, settings, questions)
-    print_table(summary)
+        run_arms(args, settings, models, gold, questions)
+    summary = report(args, settings, models, every_question, questions)
+    print_tables(summary, console)
     args.out.parent.mkdir(parents=True, exist_ok=True)
     args.out.write_text(json.dumps(summary, indent=2) + "\n", encoding="utf-8")
     args.out.with_suffix(".md").write_text(markdown(summary), encoding="utf-8")

@@ -26,8 +26,8 @@ from neo4j_graphrag.retrievers import Text2CypherRetriever
 from apexmem_neo.tools.backend import SchemaInfo
 from benchmarks.query_languages.arms import EXAMPLE_QUERIES, EXAMPLE_REQUEST, HISTORY_NOTE
 from benchmarks.query_languages.judge import is_correct
-from benchmarks.query_languages.metrics import CallRecord, QuestionRecord
-from benchmarks.query_languages.questions import Question
+from benchmarks.query_languages.metrics import CallRecord, QuestionRecord, classify_exception
+from benchmarks.query_languages.questions import Question, dated_text
 
 ARM = "text2cypher"
 
@@ -94,7 +94,7 @@ class Text2CypherArm:
 
     def ask(self, question: Question) -> QuestionRecord:
         self.llm.tokens = self.llm.calls = 0
-        text = f"{question.text} (Today is {question.question_date}.)"
+        text = dated_text(question)
         t0 = time.perf_counter()
         answer, error, call = "", None, CallRecord(tool="Text2Cypher")
         try:
@@ -117,19 +117,3 @@ class Text2CypherArm:
             calls=[call], tool_calls=1, llm_calls=self.llm.calls, tokens=self.llm.tokens,
             seconds=round(time.perf_counter() - t0, 3),
         )  # fmt: skip
-
-
-def classify_exception(exc: Exception) -> str:
-    """The error class of a failed text2cypher pipeline run, in the agent arms' terms."""
-    text = f"{type(exc).__name__} {exc}".lower()
-    if "refusing to execute" in text:
-        return "guard refusal"
-    if "syntax" in text or "invalid input" in text:
-        return "parse error"
-    if "timeout" in text or "timed out" in text:
-        return "timeout"
-    if "unknown function" in text or "not defined" in text:
-        return "unknown name"
-    if "llmgeneration" in text or "connection" in text:
-        return "llm error"
-    return "runtime error"

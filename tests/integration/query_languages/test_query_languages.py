@@ -1,8 +1,9 @@
 """The SQL-vs-Cypher study against real Neo4j and the local LLM.
 
 * the gold answers agree with the Neo4j store's temporal queries (no LLM);
-* two questions per arm (sqlite-sql, neo4j-sql, neo4j-cypher, text2cypher) through the
-  local model: every arm returns a complete record, and the agent arms really queried.
+* two questions per arm (sqlite-sql, neo4j-sql, neo4j-cypher, text2cypher, text2sql) through
+  the local model: every arm returns a complete record, and the agent arms really queried;
+* loading the gold graph replaces study nodes of another gold graph (other seeds).
 
 The gold graph's nodes (ids prefixed ``ql_``) are deleted from Neo4j at the end.
 """
@@ -25,6 +26,7 @@ from benchmarks.query_languages.arms import (
     Stores,
     build_agent_arm,
     delete_gold,
+    neo4j_gold,
     open_stores,
 )
 from benchmarks.query_languages.generate import load_gold, load_questions
@@ -32,6 +34,7 @@ from benchmarks.query_languages.metrics import QuestionRecord, aggregate
 from benchmarks.query_languages.questions import answer_for
 from benchmarks.query_languages.run import neo4j_driver as neo4j_driver_for_study
 from benchmarks.query_languages.text2cypher import Text2CypherArm
+from benchmarks.query_languages.text2sql import Text2SQLArm
 
 pytestmark = [pytest.mark.integration, pytest.mark.neo4j]
 
@@ -75,6 +78,8 @@ def test_two_questions_per_arm_through_the_local_model(
     arms["text2cypher"] = Text2CypherArm(
         neo4j_driver, stores.neo4j_backend.schema(), MODEL, lm_api_base, "local"
     )
+    assert stores.sqlite_backend is not None
+    arms["text2sql"] = Text2SQLArm(lm, stores.sqlite_backend, stores.sqlite_backend.schema())
     questions = load_questions()[:2]
     records: dict[str, list[QuestionRecord]] = {}
     for name, arm in arms.items():
@@ -90,6 +95,8 @@ def test_two_questions_per_arm_through_the_local_model(
     t2c = [c for r in records["text2cypher"] for c in r.calls]
     assert len(t2c) == 2 and all(c.tool == "Text2Cypher" for c in t2c)
     assert all(c.args.get("query") or c.error_class for c in t2c)
+    t2s = [c for r in records["text2sql"] for c in r.calls]
+    assert len(t2s) == 2 and all(c.tool == "Text2SQL" and c.args.get("query") for c in t2s)
 
 
 def test_the_runner_refuses_a_server_holding_other_entities(
@@ -106,3 +113,13 @@ def test_the_runner_refuses_a_server_holding_other_entities(
             assert driver is not None
     finally:
         neo4j_driver.execute_query("MATCH (e:Entity {entity_id: 'tqx_qlguard_foreign'}) DELETE e")
+
+
+def test_loading_replaces_the_gold_of_other_seeds(stores: Stores, neo4j_driver: Driver) -> None:
+    """A count question must not see another seed set's people, so they go before a load."""
+    neo4j_driver.execute_query("MERGE (:Entity {entity_id: 'ql_ent_stale_person'})")
+    neo4j_gold(neo4j_driver, load_gold())
+    records, _, _ = neo4j_driver.execute_query(
+        "MATCH (e:Entity) WHERE e.entity_id STARTS WITH 'ql_' RETURN count(e) AS n"
+    )
+    assert int(records[0]["n"]) == len(load_gold().entities)

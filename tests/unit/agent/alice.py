@@ -87,8 +87,10 @@ def visit_batch(prefix: str = "", scope: str = "default") -> GraphBatch:
     """A fact of turn 1 dated by time words ("I ate there last Saturday"): it holds from two
     days before the turn was said, so the agent's context shows it under that turn."""
     p = prefix
-    fact = Fact(entity_id=p + ALICE, property="visited", dtype="str", value="Italian Garden",
-                t_from="2024-01-13", event_id=p + EVENT_1, evidence_id=p + "alice_evd_1")  # fmt: skip
+    fact = Fact(
+        entity_id=p + ALICE, property="visited", dtype="str", value="Italian Garden",
+        t_from="2024-01-13", event_id=p + EVENT_1, evidence_id=p + "alice_evd_1",
+    )  # fmt: skip
     return GraphBatch(facts=[fact], recorded_at="2024-03-21T00:00:00", scope=scope)
 
 

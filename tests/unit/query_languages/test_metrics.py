@@ -24,10 +24,13 @@ from benchmarks.query_languages.arms import (
 )
 from benchmarks.query_languages.generate import load_gold
 from benchmarks.query_languages.metrics import (
+    FAILURE_CLASSES,
     CallRecord,
     QuestionRecord,
     aggregate,
     classify,
+    failure_class,
+    failure_counts,
 )
 from benchmarks.query_languages.questions import Question, Spec
 
@@ -190,3 +193,81 @@ def test_the_sql_example_query_runs_on_the_gold_graph(
     )
     answer = run_graph_query(store[1], EXAMPLE_QUERIES["sql"].replace("Alice", name), "sql")
     assert not answer.startswith("## Error") and "0 rows" not in answer, answer
+
+
+def wrong(kind: str, *calls: CallRecord, question: str = "What is X's city now?") -> QuestionRecord:
+    return QuestionRecord(arm="a", qid="q", kind=kind, question=question, gold="x",
+                          answer_type="name", calls=list(calls))  # fmt: skip
+
+
+def ran(query: str, tool: str = "GraphQuery") -> CallRecord:
+    return CallRecord(tool=tool, args={"query": query}, output_head="**1 row.**", ok=True)
+
+
+def failed(output: str) -> CallRecord:
+    return CallRecord(tool="GraphQuery", args={"query": "x"}, output_head=output, ok=False,
+                      error_class=classify(output))  # fmt: skip
+
+
+TIMED_SQL = "SELECT value_json FROM facts WHERE property = 'city' ORDER BY t_from DESC LIMIT 1"
+
+
+def test_taxonomy_when_no_query_ran() -> None:
+    bad_call = CallRecord(tool="GraphQuery", ok=False, error_class="bad tool call")
+    llm = CallRecord(tool="Text2Cypher", ok=False, error_class="llm error")
+    assert failure_class(wrong("as_of")) == "no query"
+    assert failure_class(wrong("as_of", bad_call, llm)) == "no query"
+    assert failure_class(wrong("as_of", failed("## Error: SQL syntax error\n\nx"))) == "syntax"
+    assert failure_class(wrong("as_of", failed("## Error: Unsupported SQL\n\nx"))) == "syntax"
+    assert failure_class(wrong("as_of", failed("## Error: SQLite error\n\nno such table: t"))) == (
+        "unknown label/table/property"
+    )
+    assert failure_class(wrong("as_of", failed("## Error: Write refused\n\nx"))) == (
+        "refused by the guard"
+    )
+    last = failed("## Error: Time limit\n\nstopped")
+    assert failure_class(wrong("as_of", failed("## Error: SQLite error\n\nno such column: a"),
+                               last)) == "timeout"  # fmt: skip
+    assert failure_class(wrong("as_of", failed("## Error: Cypher error\n\nType mismatch"))) == (
+        "query error, other"
+    )
+    t2c = CallRecord(tool="Text2Cypher", ok=False, error_class="parse error")
+    assert failure_class(wrong("as_of", t2c)) == "syntax"
+
+
+def test_taxonomy_of_a_query_that_ran_by_its_shape() -> None:
+    reverse = "MATCH (e:Entity {name: 'X'})-[:ABOUT]->(f:Fact) RETURN f.value_json, f.t_from"
+    bound = "MATCH (f:Fact), (e:Entity) MATCH (e)-[:ABOUT]->(f) RETURN f.t_from"
+    forward = "MATCH (e:Entity {name: 'X'})<-[:ABOUT]-(f:Fact) RETURN f.value_json, f.t_from"
+    mixed_ids = "SELECT f.t_from FROM facts f JOIN entities e ON f.fact_id = e.entity_id"
+    assert failure_class(wrong("entity_lookup", ran(reverse))) == "wrong join or direction"
+    assert failure_class(wrong("entity_lookup", ran(bound))) == "wrong join or direction"
+    assert failure_class(wrong("entity_lookup", ran(forward))) == "wrong answer, other"
+    assert failure_class(wrong("entity_lookup", ran(mixed_ids))) == "wrong join or direction"
+    join_q = "In which city is the headquarters of the company X worked for on 2021-03-04?"
+    one_hop = "SELECT value_json FROM facts WHERE property = 'employer'"
+    assert failure_class(wrong("join", ran(one_hop), question=join_q)) == (
+        "wrong join or direction"
+    )
+    two_hops = "SELECT value_json FROM facts WHERE property IN ('employer', 'headquarters_city')"
+    assert failure_class(wrong("join", ran(two_hops), question=join_q)) == "wrong temporal logic"
+    dated = two_hops + " AND t_from <= '2021-03-04'"
+    assert failure_class(wrong("join", ran(dated), question=join_q)) == "wrong answer, other"
+    by_param = ran(two_hops + " AND t_from <= $day")
+    by_param.args["params"] = {"day": "2021-03-04"}
+    assert failure_class(wrong("join", by_param, question=join_q)) == "wrong answer, other"
+    untimed = "SELECT value_json FROM facts WHERE property = 'city'"
+    assert failure_class(wrong("entity_lookup", ran(untimed))) == "wrong temporal logic"
+    assert failure_class(wrong("aggregate", ran(untimed))) == "wrong answer, other"
+    assert failure_class(wrong("entity_lookup", failed("## Error: x\n\ny"), ran(TIMED_SQL))) == (
+        "wrong answer, other"
+    )
+
+
+def test_taxonomy_counts_wrong_answers_only_in_class_order() -> None:
+    right = wrong("as_of").model_copy(update={"correct": True})
+    assert failure_class(right) is None
+    records = [right, wrong("as_of"), wrong("entity_lookup", ran(TIMED_SQL)), wrong("as_of")]
+    assert failure_counts(records) == {"no query": 2, "wrong answer, other": 1}
+    assert list(aggregate(records)["failure_classes"]) == ["no query", "wrong answer, other"]
+    assert set(failure_counts(records)) <= set(FAILURE_CLASSES)
