@@ -47,6 +47,28 @@ class JudgeAnswer(dspy.Signature):  # type: ignore[misc]
     verdict: str = dspy.OutputField(desc="exactly one word: CORRECT or WRONG")
 
 
+def _demo(question: str, gold: str, answer: str, verdict: str) -> dspy.Example:
+    return dspy.Example(
+        question=question, gold_answer=gold, generated_answer=answer, verdict=verdict
+    ).with_inputs("question", "gold_answer", "generated_answer")
+
+
+# Written for this project (no LOCOMO text). The local judge marked long answers that hold the
+# gold among other details WRONG, and vague answers that repeat the question CORRECT.
+JUDGE_DEMOS = (
+    _demo("What did Mia say about her new job?", "it's challenging but fun",
+          "Mia said her new job at the bakery is challenging, but she finds it a lot of fun "
+          "and she loves her coworkers.", "CORRECT"),
+    _demo("What does Tom think of the new park?", "It's peaceful",
+          "Tom is talking about the new park.", "WRONG"),
+    _demo("When did Ana adopt her cat?", "March 2022", "2022-03-14", "CORRECT"),
+    _demo("How does Priya feel about moving?", "nervous",
+          "Priya feels anxious and a bit scared about the move.", "CORRECT"),
+    _demo("What is Leo's favourite sport?", "tennis", "football", "WRONG"),
+    _demo("When did Sam start his new job?", "June 2023", "2023-09-01", "WRONG"),
+)  # fmt: skip
+
+
 class Verdict(BaseModel):
     correct: bool | None
     raw: str = ""
@@ -69,20 +91,22 @@ def parse_verdict(text: str) -> bool:
 
 
 class Judge:
-    """Grades (question, gold, answer) with ``lm``. Without a call: an empty answer is WRONG,
-    and one equal to the gold after LOCOMO's normalisation is CORRECT (the local 1.5B judge
-    marked "adoption agencies" WRONG against the gold "Adoption agencies")."""
+    """Grades (question, gold, answer) with ``lm`` and the JUDGE_DEMOS. Without a call: an
+    empty answer is WRONG, and one holding every content word of the gold (stemmed, after
+    LOCOMO's normalisation) is CORRECT: the local 1.5B judge marked "adoption agencies" WRONG
+    against the gold "Adoption agencies", and long answers quoting the gold WRONG too."""
 
     def __init__(self, lm: Any, adapter: Any | None = None) -> None:
         self.lm = lm
         self.adapter = adapter if adapter is not None else SchemaJSONAdapter()
         self.predict = dspy.Predict(JudgeAnswer)
+        self.predict.demos = list(JUDGE_DEMOS)
 
     def __call__(self, question: str, gold: str, answer: str) -> Verdict:
         if not answer.strip():
             return Verdict(correct=False, raw="(empty answer)")
-        if normalize_answer(answer) == normalize_answer(gold):
-            return Verdict(correct=True, raw="(equal to the gold after normalisation)")
+        if holds_gold_words(answer, gold):
+            return Verdict(correct=True, raw="(every content word of the gold is in the answer)")
         t0 = time.perf_counter()
         with dspy.context(lm=self.lm, adapter=self.adapter), dspy.track_usage() as tracker:
             try:
@@ -94,6 +118,25 @@ class Judge:
         verdict.seconds = round(time.perf_counter() - t0, 3)
         verdict.tokens = token_total(tracker).get("total_tokens", 0)
         return verdict
+
+
+_FUNCTION_WORDS = frozenset(
+    "by of to in on at for from with is are was were be been it its he she they them his her "
+    "their we our you your i my me that this these those as or but so do did does".split()
+)
+
+
+def content_stems(text: str) -> set[str]:
+    """Porter stems of the normalised text's words, function words left out."""
+    words = normalize_answer(text).split()
+    return {_STEMMER.stemWord(w) for w in words if w not in _FUNCTION_WORDS}
+
+
+def holds_gold_words(answer: str, gold: str) -> bool:
+    """True when the answer holds every content word of the gold (a gold of function words
+    only never matches), e.g. "destress by dancing and venting" for the gold "by dancing"."""
+    wanted = content_stems(gold)
+    return bool(wanted) and wanted <= content_stems(answer)
 
 
 def normalize_answer(text: str) -> str:

@@ -5,12 +5,16 @@ system, category, question, gold answer, the answer and the local judge's verdic
 empty ``human`` field that the grader fills with true (correct) or false (wrong).
 ``agreement`` reads a filled sheet and reports how often the judge agrees with the grader,
 Cohen's kappa, the judge's false positives and negatives, and agreement per system and
-category; ``--out`` saves that summary as JSON.
+category; ``--out`` saves that summary as JSON. ``rejudge`` grades a sheet's answers again
+with today's judge (through the LLM) and writes the sheet with those verdicts, so a judge
+change is checked against the same hand grades.
 
 Usage (from the repo root):
     .venv/bin/python -m benchmarks.locomo.judge_check sheet benchmarks/results/locomo_x.jsonl \\
         --out benchmarks/judge_check/conv-30.jsonl
     .venv/bin/python -m benchmarks.locomo.judge_check agreement benchmarks/judge_check/*.jsonl
+    .venv/bin/python -m benchmarks.locomo.judge_check rejudge benchmarks/judge_check/x.jsonl \
+        --out benchmarks/results/x_rejudged.jsonl
 """
 
 from __future__ import annotations
@@ -39,7 +43,7 @@ def sheet_rows(records: Iterable[dict[str, Any]]) -> list[dict[str, Any]]:
 
 def agreement(rows: Sequence[dict[str, Any]]) -> dict[str, Any]:
     """How the judge's verdicts compare with the grader's on the graded rows."""
-    graded = [r for r in rows if isinstance(r.get("human"), bool)]
+    graded = [r for r in rows if isinstance(r.get("human"), bool) and r.get("judge") is not None]
     if not graded:
         raise ValueError("no graded rows: fill each row's human field with true or false")
     return {
@@ -53,6 +57,15 @@ def agreement(rows: Sequence[dict[str, Any]]) -> dict[str, Any]:
         "by_system": _split(graded, "system"),
         "by_category": _split(graded, "category"),
     }
+
+
+def rejudge(rows: Sequence[dict[str, Any]], judge: Any) -> list[dict[str, Any]]:
+    """The rows with ``judge``'s verdicts instead of the recorded ones (None when it gave none)."""
+    out = []
+    for row in rows:
+        verdict = judge(row["question"], row["gold"], row["answer"])
+        out.append({**row, "judge": verdict.correct, "judge_raw": verdict.raw})
+    return out
 
 
 def _kappa(rows: Sequence[dict[str, Any]]) -> float | None:
@@ -87,6 +100,18 @@ def _read(paths: Sequence[Path]) -> list[dict[str, Any]]:
     return rows
 
 
+def _rejudge(args: argparse.Namespace) -> int:
+    from benchmarks.locomo.judge import Judge
+    from benchmarks.memory import resolve_lm
+
+    lm, _ = resolve_lm(args.model, args.api_base, 64)
+    rows = rejudge(_read([args.sheet]), Judge(lm))
+    args.out.parent.mkdir(parents=True, exist_ok=True)
+    args.out.write_text("".join(json.dumps(r) + "\n" for r in rows), encoding="utf-8")
+    print(json.dumps(agreement(rows), indent=2))
+    return 0
+
+
 def main(argv: list[str] | None = None) -> int:
     p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     sub = p.add_subparsers(dest="command", required=True)
@@ -96,7 +121,14 @@ def main(argv: list[str] | None = None) -> int:
     agree = sub.add_parser("agreement", help="the judge against graded sheets")
     agree.add_argument("sheets", type=Path, nargs="+")
     agree.add_argument("--out", type=Path, default=None)
+    again = sub.add_parser("rejudge", help="grade a sheet again with today's judge")
+    again.add_argument("sheet", type=Path)
+    again.add_argument("--out", type=Path, required=True)
+    again.add_argument("--model", default=None, help="any LiteLLM model (default APEXMEM_LM)")
+    again.add_argument("--api-base", default=None)
     args = p.parse_args(sys.argv[1:] if argv is None else argv)
+    if args.command == "rejudge":
+        return _rejudge(args)
     if args.command == "sheet":
         rows = sheet_rows(_read(args.records))
         args.out.parent.mkdir(parents=True, exist_ok=True)

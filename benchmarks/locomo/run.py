@@ -290,8 +290,9 @@ def _notes(systems: Systems, setup: dict[str, Any], names: list[str]) -> list[st
         notes.append(f"rag: top-{systems.args.rag_k} turns from the hybrid search layer, one call")
     return [
         *notes,
-        "each system answers all its questions back to back, judged after, so the LLM "
-        "server's prompt cache keeps the prefix its calls share (full_context: the transcript)",
+        "full_context answers all its questions back to back (the LLM server's prompt cache "
+        "keeps its transcript); the other systems alternate question by question, so their "
+        "latencies compare; all are judged after answering",
         "tool output tokens are estimated at 4 characters per token; construction tokens are "
         "the ingest's total divided by the questions asked",
         f"judge: {setup['judge_model']} at temperature 0 (CORRECT/WRONG); F1 is LOCOMO's token F1",

@@ -6,7 +6,14 @@ import dspy
 import pytest
 from dspy.utils import DummyLM
 
-from benchmarks.locomo.judge import Judge, f1_score, locomo_f1, normalize_answer, parse_verdict
+from benchmarks.locomo.judge import (
+    Judge,
+    f1_score,
+    holds_gold_words,
+    locomo_f1,
+    normalize_answer,
+    parse_verdict,
+)
 
 
 @pytest.mark.parametrize(
@@ -77,3 +84,16 @@ def test_locomo_f1_per_category() -> None:
     assert locomo_f1("That was not mentioned in the conversation.", "x", 5) == 1.0
     assert locomo_f1("self-care is important", "x", 5) == 0.0
     assert locomo_f1("2022", "2022", 2) == 1.0
+
+
+def test_an_answer_holding_every_content_word_of_the_gold_needs_no_call() -> None:
+    judge = Judge(lm=None)  # any call would fail without an LM
+    said = "Jon and Gina both like to destress by dancing and venting."
+    assert judge("How do they destress?", "by dancing", said).correct is True
+    assert not holds_gold_words("ballet", "Contemporary")
+    assert not holds_gold_words("anything at all", "by the")  # function words alone never match
+
+
+def test_the_judge_reads_its_demonstrations() -> None:
+    verdicts = {d.verdict for d in Judge(lm=None).predict.demos}
+    assert verdicts == {"CORRECT", "WRONG"}

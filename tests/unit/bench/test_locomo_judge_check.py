@@ -7,7 +7,8 @@ from pathlib import Path
 
 import pytest
 
-from benchmarks.locomo.judge_check import agreement, main, sheet_rows
+from benchmarks.locomo.judge import Verdict
+from benchmarks.locomo.judge_check import agreement, main, rejudge, sheet_rows
 
 
 def _row(system: str, category: int, judge: bool, human: bool | None) -> dict[str, object]:
@@ -46,3 +47,14 @@ def test_an_ungraded_sheet_is_one_clear_error(tmp_path: Path) -> None:
     sheet.write_text(json.dumps(_row("rag", 1, True, None)) + "\n")
     with pytest.raises(SystemExit, match="no graded rows"):
         main(["agreement", str(sheet)])
+
+
+def test_rejudging_replaces_the_recorded_verdicts() -> None:
+    class Always:
+        def __call__(self, question: str, gold: str, answer: str) -> Verdict:
+            return Verdict(correct=True, raw="CORRECT")
+
+    rows = [{**_row("rag", 4, False, True), "question": "q", "gold": "g", "answer": "a"}]
+    again = rejudge(rows, Always())
+    assert again[0]["judge"] is True and again[0]["judge_raw"] == "CORRECT"
+    assert agreement(again)["agreement"] == 1.0
