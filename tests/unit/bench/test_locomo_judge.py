@@ -11,6 +11,7 @@ from benchmarks.locomo.judge import (
     f1_score,
     holds_gold_words,
     locomo_f1,
+    names_gold_period,
     normalize_answer,
     parse_verdict,
 )
@@ -97,3 +98,15 @@ def test_an_answer_holding_every_content_word_of_the_gold_needs_no_call() -> Non
 def test_the_judge_reads_its_demonstrations() -> None:
     verdicts = {d.verdict for d in Judge(lm=None).predict.demos}
     assert verdicts == {"CORRECT", "WRONG"}
+
+
+@pytest.mark.parametrize(
+    ("answer", "gold", "expected"),
+    [("2023-01-19", "19 January, 2023", True), ("on 2023-01-20.", "January, 2023", True),
+     ("2023-01-29", "28 January 2023", False), ("2023-07-23", "February, 2023", False),
+     ("2023-02-01", "the week before 9 June", False)],
+)  # fmt: skip
+def test_an_iso_date_in_the_gold_day_or_month_is_correct(
+    answer: str, gold: str, expected: bool
+) -> None:
+    assert names_gold_period(answer, gold) is expected
