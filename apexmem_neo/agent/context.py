@@ -415,6 +415,20 @@ def prefetch(
     return entities_context(store, question, searcher, config, times)
 
 
+TIME_WORDS = frozenset(
+    "when before after since until during long often times ago first last latest now "
+    "currently current still change changed changes became".split()
+)
+
+
+def asks_about_time(question: str, times: Sequence[QuestionTime]) -> bool:
+    """Whether the question is about time (names a date or asks when, before, since, how
+    often, now...): only then do the computed lines lead the context. On other questions the
+    small model copied them as the answer ("Gina's business now: clothing store" to what Jon
+    said about her progress)."""
+    return bool(times) or not TIME_WORDS.isdisjoint(_WORDS.findall(question.lower()))
+
+
 def transcript_context(
     store: GraphStore,
     question: str,
@@ -423,11 +437,11 @@ def transcript_context(
     times: Sequence[QuestionTime],
     backend: QueryBackend | None,
 ) -> Prefetched:
-    """Computed lines for the question (when its entities' states answer it), then the same
-    top-k turns plain RAG reads, each with the facts extracted from it."""
+    """Computed lines for a question about time (when its entities' states answer it), then
+    the same top-k turns plain RAG reads, each with its facts dated by time words."""
     labels = TurnLabels()
     parts: list[str] = []
-    if config.prefetch_entities:
+    if config.prefetch_entities and asks_about_time(question, times):
         computed, _ = computed_lines(store, question, searcher, config, times, labels)
         if computed:
             parts.append("Computed for this question:\n" + "\n".join(f"- {c}" for c in computed))

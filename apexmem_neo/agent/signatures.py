@@ -31,11 +31,13 @@ class AnswerFromContext(dspy.Signature):  # type: ignore[misc]
     turns (T1, T2, ...) the answer rests on. Set enough_context to false if the context does
     not contain the answer."""
 
-    question: str = dspy.InputField()
+    # The context comes first and the question last, as in plain RAG's prompt: the small model
+    # reads the question right before it answers.
+    context: str = dspy.InputField(desc="computed lines and the matching turns")
     # "the date the question is asked on" made the 1.5B model answer it to when-questions
     question_date: str = dspy.InputField(desc=QUESTION_DATE_DESC)
     time_hints: str = dspy.InputField(desc="time words of the question as explicit dates")
-    context: str = dspy.InputField(desc="entities with their facts, and matching turns")
+    question: str = dspy.InputField()
     answer: str = dspy.OutputField(desc=FAST_ANSWER_DESC, max_length=MAX_ANSWER_CHARS)
     evidence_turn_ids: list[str] = dspy.OutputField(
         desc=EVIDENCE_DESC, max_length=MAX_EVIDENCE_TURNS

@@ -61,12 +61,21 @@ def test_prefetched_context_reaches_the_model(
     store.write(visit_batch())
     dummy = lm([FAST_OK])
     tools = build_tools(store, backend, searcher)
-    MemoryAgent(dummy, store, tools, backend, searcher).ask("Alice favourite restaurant?")
+    MemoryAgent(dummy, store, tools, backend, searcher).ask("Alice's favourite restaurant now?")
     prompt = str(dummy.history[-1]["messages"])
     assert re.search(r"\[T\d+\] 2024-03-20 Alice: I have a new favourite", prompt)
     assert f"memory: {VISIT_LINE}" in prompt
     assert "changed 1 time(s): on 2024-03-20 from Italian Garden to Sakura Sushi" in prompt
     assert TURN_2 not in prompt  # the long id is shown as a short label
+
+
+def test_computed_lines_lead_only_questions_about_time(
+    store: SQLiteGraphStore, backend: SQLiteQueryBackend, searcher: HybridSearch
+) -> None:
+    dummy = lm([FAST_OK])
+    tools = build_tools(store, backend, searcher)
+    MemoryAgent(dummy, store, tools, backend, searcher).ask("Which restaurant does Alice like?")
+    assert "Computed for this question" not in str(dummy.history[-1]["messages"])
 
 
 def test_the_entities_style_shows_timelines(
