@@ -169,6 +169,7 @@ class Systems:
                 ),
                 "error": res.error,
             }
+        t0 = time.perf_counter()  # retrieval counts, as the agent's prefetch does
         context = (
             self.full
             if system == "full_context"
@@ -178,7 +179,7 @@ class Systems:
         return {
             "answer": out.answer,
             "cited": out.cited,
-            "seconds": out.seconds,
+            "seconds": round(time.perf_counter() - t0, 3),
             "tokens": out.tokens,
             "tool_calls": 0,
             "tools": {},
