@@ -21,7 +21,9 @@ from apexmem_neo.agent.programs import (
 )
 from apexmem_neo.cli.app import app
 from apexmem_neo.errors import ApexMemError
+from apexmem_neo.memory import Memory
 from apexmem_neo.search import HybridSearch
+from apexmem_neo.settings import Settings
 from apexmem_neo.store.sqlite import SQLiteGraphStore
 from apexmem_neo.tools import SQLiteQueryBackend
 from tests.unit.agent.alice import alice_store
@@ -137,3 +139,15 @@ def test_optimize_names_a_bad_line(home: Path) -> None:
     res = runner.invoke(app, ["optimize", str(questions), "--out", str(home / "p.json")])
     assert res.exit_code == 1 and "qa.jsonl:2:" in res.stderr
     assert len(res.stderr.strip().splitlines()) == 1
+
+
+def test_apexmem_answer_program_reaches_the_agent(
+    home: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    path = home / "program.json"
+    compile_answer_program(_examples(2), "labeled", demos=2).save(str(path))
+    monkeypatch.setenv("APEXMEM_ANSWER_PROGRAM", str(path))
+    with Memory.from_settings(Settings(), create=False) as memory:
+        assert memory.agent_config.answer_program == str(path)
+        agent = memory.agent(scope="default", lm=DummyLM([REPLY]))
+        assert len(agent.program.predict.demos) == 2
