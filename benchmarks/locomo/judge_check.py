@@ -1,8 +1,10 @@
 """Checking the LOCOMO judge against answers graded by hand.
 
 ``sheet`` writes a grading sheet (JSON Lines) from judged LOCOMO records: per answer the
-system, category, question, gold answer, the answer and the local judge's verdict, with an
-empty ``human`` field that the grader fills with true (correct) or false (wrong).
+system, question id, category, the answer and the local judge's verdict, with an empty
+``human`` field that the grader fills with true (correct) or false (wrong). The question and
+the gold answer are not copied (LOCOMO's text stays in its own file): ``--data`` shows them
+beside each row while grading and ``rejudge`` reads them from there.
 ``agreement`` reads a filled sheet and reports how often the judge agrees with the grader,
 Cohen's kappa, the judge's false positives and negatives, and agreement per system and
 category; ``--out`` saves that summary as JSON. ``rejudge`` grades a sheet's answers again
@@ -27,7 +29,9 @@ from collections.abc import Iterable, Sequence
 from pathlib import Path
 from typing import Any
 
-SHEET_FIELDS = ("system", "qid", "category", "question", "gold", "answer", "judge")
+from benchmarks.locomo.run import DEFAULT_DATA
+
+SHEET_FIELDS = ("system", "qid", "category", "answer", "judge")
 
 
 def sheet_rows(records: Iterable[dict[str, Any]]) -> list[dict[str, Any]]:
@@ -59,11 +63,27 @@ def agreement(rows: Sequence[dict[str, Any]]) -> dict[str, Any]:
     }
 
 
-def rejudge(rows: Sequence[dict[str, Any]], judge: Any) -> list[dict[str, Any]]:
-    """The rows with ``judge``'s verdicts instead of the recorded ones (None when it gave none)."""
+def locomo_questions(data: Path, qids: Iterable[str]) -> dict[str, tuple[str, str]]:
+    """qid ("conv-30:q12": conversation and index in its qa list) -> (question, gold answer)."""
+    from benchmarks.locomo.data import gold_answer, load_sample
+
+    found: dict[str, tuple[str, str]] = {}
+    for qid in qids:
+        conversation, index = qid.rsplit(":q", 1)
+        item = load_sample(data, conversation)["qa"][int(index)]
+        found[qid] = (str(item["question"]), gold_answer(item))
+    return found
+
+
+def rejudge(
+    rows: Sequence[dict[str, Any]], judge: Any, questions: dict[str, tuple[str, str]]
+) -> list[dict[str, Any]]:
+    """The rows with ``judge``'s verdicts instead of the recorded ones (None when it gave none);
+    ``questions`` gives each qid's question and gold answer."""
     out = []
     for row in rows:
-        verdict = judge(row["question"], row["gold"], row["answer"])
+        question, gold = questions[row["qid"]]
+        verdict = judge(question, gold, row["answer"])
         out.append({**row, "judge": verdict.correct, "judge_raw": verdict.raw})
     return out
 
@@ -100,12 +120,20 @@ def _read(paths: Sequence[Path]) -> list[dict[str, Any]]:
     return rows
 
 
+def _show(rows: Sequence[dict[str, Any]], questions: dict[str, tuple[str, str]]) -> None:
+    for no, row in enumerate(rows, start=1):
+        question, gold = questions[row["qid"]]
+        print(f"{no}. [{row['system']}] {question} | gold: {gold} | answer: {row['answer']}")
+
+
 def _rejudge(args: argparse.Namespace) -> int:
     from benchmarks.locomo.judge import Judge
     from benchmarks.memory import resolve_lm
 
     lm, _ = resolve_lm(args.model, args.api_base, 64)
-    rows = rejudge(_read([args.sheet]), Judge(lm))
+    rows = _read([args.sheet])
+    questions = locomo_questions(args.data, {r["qid"] for r in rows})
+    rows = rejudge(rows, Judge(lm), questions)
     args.out.parent.mkdir(parents=True, exist_ok=True)
     args.out.write_text("".join(json.dumps(r) + "\n" for r in rows), encoding="utf-8")
     print(json.dumps(agreement(rows), indent=2))
@@ -118,6 +146,7 @@ def main(argv: list[str] | None = None) -> int:
     sheet = sub.add_parser("sheet", help="a grading sheet from judged records")
     sheet.add_argument("records", type=Path, nargs="+")
     sheet.add_argument("--out", type=Path, required=True)
+    sheet.add_argument("--data", type=Path, default=None, help="show questions from this file")
     agree = sub.add_parser("agreement", help="the judge against graded sheets")
     agree.add_argument("sheets", type=Path, nargs="+")
     agree.add_argument("--out", type=Path, default=None)
@@ -126,6 +155,7 @@ def main(argv: list[str] | None = None) -> int:
     again.add_argument("--out", type=Path, required=True)
     again.add_argument("--model", default=None, help="any LiteLLM model (default APEXMEM_LM)")
     again.add_argument("--api-base", default=None)
+    again.add_argument("--data", type=Path, default=DEFAULT_DATA, help="the LOCOMO file")
     args = p.parse_args(sys.argv[1:] if argv is None else argv)
     if args.command == "rejudge":
         return _rejudge(args)
@@ -134,6 +164,8 @@ def main(argv: list[str] | None = None) -> int:
         args.out.parent.mkdir(parents=True, exist_ok=True)
         args.out.write_text("".join(json.dumps(r) + "\n" for r in rows), encoding="utf-8")
         print(f"{len(rows)} answers to grade in {args.out}")
+        if args.data is not None:
+            _show(rows, locomo_questions(args.data, {r["qid"] for r in rows}))
         return 0
     try:
         summary = agreement(_read(args.sheets))

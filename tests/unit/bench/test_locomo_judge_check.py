@@ -8,7 +8,13 @@ from pathlib import Path
 import pytest
 
 from benchmarks.locomo.judge import Verdict
-from benchmarks.locomo.judge_check import agreement, main, rejudge, sheet_rows
+from benchmarks.locomo.judge_check import (
+    agreement,
+    locomo_questions,
+    main,
+    rejudge,
+    sheet_rows,
+)
 
 
 def _row(system: str, category: int, judge: bool, human: bool | None) -> dict[str, object]:
@@ -22,9 +28,9 @@ def test_a_sheet_keeps_judged_answers_with_an_empty_human_verdict() -> None:
         {"system": "rag", "qid": "c:q1", "category": 2, "question": "Who?", "gold": "Ann",
          "answer": "?", "correct": None},
     ]  # fmt: skip
-    assert sheet_rows(records) == [
-        {"system": "rag", "qid": "c:q0", "category": 2, "question": "When?", "gold": "May",
-         "answer": "in May", "judge": True, "human": None},
+    assert sheet_rows(records) == [  # LOCOMO's own text stays in its file
+        {"system": "rag", "qid": "c:q0", "category": 2, "answer": "in May", "judge": True,
+         "human": None},
     ]  # fmt: skip
 
 
@@ -42,6 +48,16 @@ def test_agreement_counts_both_kinds_of_disagreement_and_kappa() -> None:
                                     "rag": {"n": 2, "agreement": 0.0}}  # fmt: skip
 
 
+def test_questions_are_read_from_the_locomo_file(tmp_path: Path) -> None:
+    data = tmp_path / "locomo.json"
+    qa = [
+        {"question": "Who?", "answer": "Ann", "category": 4, "evidence": ["D1:1"]},
+        {"question": "When?", "answer": "May 2023", "category": 2, "evidence": ["D1:2"]},
+    ]
+    data.write_text(json.dumps([{"sample_id": "c", "qa": qa, "conversation": {}}]))
+    assert locomo_questions(data, ["c:q1"]) == {"c:q1": ("When?", "May 2023")}
+
+
 def test_an_ungraded_sheet_is_one_clear_error(tmp_path: Path) -> None:
     sheet = tmp_path / "sheet.jsonl"
     sheet.write_text(json.dumps(_row("rag", 1, True, None)) + "\n")
@@ -54,7 +70,7 @@ def test_rejudging_replaces_the_recorded_verdicts() -> None:
         def __call__(self, question: str, gold: str, answer: str) -> Verdict:
             return Verdict(correct=True, raw="CORRECT")
 
-    rows = [{**_row("rag", 4, False, True), "question": "q", "gold": "g", "answer": "a"}]
-    again = rejudge(rows, Always())
+    rows = [{**_row("rag", 4, False, True), "qid": "c:q0", "answer": "a"}]
+    again = rejudge(rows, Always(), {"c:q0": ("q", "g")})
     assert again[0]["judge"] is True and again[0]["judge_raw"] == "CORRECT"
     assert agreement(again)["agreement"] == 1.0
