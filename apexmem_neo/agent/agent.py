@@ -10,7 +10,8 @@
    demonstrations when ``answer_program`` names them) answering from that context, which also
    says whether the context was enough;
 4. ReAct (mode ``react``, or ``auto`` when the fast path said "not enough" or failed) over
-   the configured tools, within ``max_tool_calls`` and ``max_iters``.
+   the configured tools, within ``max_tool_calls`` and ``max_iters`` (compiled
+   demonstrations when ``react_program`` names them).
 
 The LM and adapter are passed with ``dspy.context`` (never a global); every step is traced
 with its latency and token usage (``dspy.track_usage``).
@@ -81,6 +82,8 @@ class MemoryAgent:
         self.config = config or AgentConfig()
         self.adapter = adapter if adapter is not None else SchemaJSONAdapter()
         self.program = load_answer_program(self.config.answer_program)
+        if self.config.react_program is not None:  # refuse a missing or stale file now
+            ReactLoop(self.tools, self.config)
 
     def ask(
         self, question: str, question_date: TimeLike | None = None, mode: Mode | None = None

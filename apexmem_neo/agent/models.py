@@ -52,6 +52,9 @@ class AgentConfig(BaseModel):
     answer_program: str | None = None
     """Path of a compiled answer program (DSPy JSON, from ``apexmem optimize``) whose
     demonstrations the fast path uses; None: the signature alone."""
+    react_program: str | None = None
+    """Path of a compiled ReAct program (DSPy JSON of ``dspy.ReAct`` over this agent's tools)
+    whose demonstrations the loop's steps use; None: the signatures alone."""
     context_preamble: str = ""
     """Text put before the prefetched context (e.g. a compact schema for a benchmark)."""
 

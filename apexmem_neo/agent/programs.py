@@ -5,6 +5,8 @@ A compiled program is the same module with few-shot demonstrations chosen by a D
 from questions whose answers are known, saved with DSPy's own ``save`` as JSON. The package
 ships one compiled for the local model (``LOCAL_ANSWER_PROGRAM``); ``compile_answer_program``
 makes one for any model and data (``apexmem optimize``, ``Memory.optimize``).
+``load_compiled`` loads a compiled program of any kind (the ReAct loop's too) into a fresh one,
+refusing a file compiled for other instructions.
 """
 
 from __future__ import annotations
@@ -50,6 +52,32 @@ def load_answer_program(path: str | Path | None) -> AnswerProgram:
         program.load(str(file))
     except Exception as exc:  # a file of another program or a broken one: name it
         raise ApexMemError(f"{file} is not a compiled answer program: {exc}") from exc
+    return program
+
+
+def signatures_of(program: dspy.Module) -> dict[str, Any]:
+    """Each predictor's instructions and field descriptions: a program without its demos."""
+    return {name: p.signature.dump_state() for name, p in program.named_predictors()}
+
+
+def load_compiled(program: dspy.Module, path: str | Path) -> dspy.Module:
+    """``program`` with the demonstrations saved at ``path`` (DSPy's ``save``), loaded with
+    DSPy's ``load``. A file whose instructions or fields differ from ``program``'s own was
+    compiled for another prompt (other tools, an older signature) and is refused, since
+    loading it would also replace the program's words with the stale ones."""
+    file = Path(path)
+    if not file.is_file():
+        raise ApexMemError(f"no compiled program at {file}")
+    expected = signatures_of(program)
+    try:
+        program.load(str(file))
+    except Exception as exc:  # a file of another program or a broken one: name it
+        raise ApexMemError(f"{file} is not a compiled program of this kind: {exc}") from exc
+    if signatures_of(program) != expected:
+        raise ApexMemError(
+            f"{file} was compiled for another prompt (its instructions or fields differ from "
+            "the program's own): compile it again"
+        )
     return program
 
 

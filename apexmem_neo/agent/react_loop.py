@@ -3,7 +3,8 @@
 ``dspy.ReAct`` supplies the prompts (its ``react`` and ``extract`` predictors and the tool
 wrappers, ``finish`` included); this driver runs them with a tool-call budget, times each
 tool, records each step's token usage, and turns a parse error of the final extract step
-into an error in the result instead of an exception.
+into an error in the result instead of an exception. ``AgentConfig.react_program`` names a
+compiled ReAct program whose demonstrations its steps then carry.
 
 Each predictor call gets the trajectory rendered and, when the prompt overflows the context
 window, shortened the way ``dspy.ReAct`` does it (``call_with_truncation``); this is done
@@ -23,6 +24,7 @@ from typing import Any
 import dspy
 
 from apexmem_neo.agent.models import AgentConfig, TraceStep
+from apexmem_neo.agent.programs import load_compiled
 from apexmem_neo.agent.signatures import AnswerWithTools
 
 logger = logging.getLogger(__name__)
@@ -133,6 +135,8 @@ class ReactLoop:
     def __init__(self, tools: Mapping[str, Callable[..., str]], config: AgentConfig) -> None:
         self.config = config
         self.react = dspy.ReAct(AnswerWithTools, tools=list(tools.values()), max_iters=99)
+        if config.react_program is not None:
+            load_compiled(self.react, config.react_program)
 
     def run(self, inputs: Mapping[str, Any], tracker: Any, first_step: int = 0) -> LoopOutcome:
         out = LoopOutcome()

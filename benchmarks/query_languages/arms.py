@@ -227,11 +227,15 @@ def agent_arm(
     backend: QueryBackend,
     language: Language,
     config: AgentConfig = AGENT_CONFIG,
+    react_program: Path | None = None,
 ) -> AgentArm:
+    """The agent arm ``name``: zero-shot, or with the loop's demos compiled at
+    ``react_program``."""
     recorder = Recorder()
     tools = recorder.wrap(build_tools(store, backend, None, config.tools, language=language))
     preamble = compact_schema(backend.schema(), language)
-    config = config.model_copy(update={"context_preamble": preamble})
+    program = None if react_program is None else str(react_program)
+    config = config.model_copy(update={"context_preamble": preamble, "react_program": program})
     return AgentArm(name, MemoryAgent(lm, store, tools, backend, None, config), recorder)
 
 
@@ -266,11 +270,15 @@ def open_stores(
             stores.neo4j.close()
 
 
-def build_agent_arm(name: str, lm: Any, stores: Stores) -> AgentArm:
-    """The agent arm ``name`` over the opened stores."""
+def build_agent_arm(
+    name: str, lm: Any, stores: Stores, react_program: Path | None = None
+) -> AgentArm:
+    """The agent arm ``name`` over the opened stores (with the compiled ``react_program``)."""
     kind, language = AGENT_ARMS[name]
     if kind == "sqlite" and stores.sqlite is not None and stores.sqlite_backend is not None:
-        return agent_arm(name, lm, stores.sqlite, stores.sqlite_backend, language)
+        return agent_arm(name, lm, stores.sqlite, stores.sqlite_backend, language,
+                         react_program=react_program)  # fmt: skip
     if kind == "neo4j" and stores.neo4j is not None and stores.neo4j_backend is not None:
-        return agent_arm(name, lm, stores.neo4j, stores.neo4j_backend, language)
+        return agent_arm(name, lm, stores.neo4j, stores.neo4j_backend, language,
+                         react_program=react_program)  # fmt: skip
     raise ValueError(f"arm {name!r} needs the {kind} store, which was not opened")

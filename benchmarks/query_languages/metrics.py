@@ -28,7 +28,7 @@ import re
 import statistics
 from collections import Counter
 from collections.abc import Sequence
-from typing import Any, Final
+from typing import Any, Final, Literal
 
 from pydantic import BaseModel
 
@@ -36,6 +36,8 @@ from apexmem_neo.agent.models import AgentResult
 from apexmem_neo.tools.graph_mapping import GRAPH_RELATIONSHIPS
 
 QUERY_TOOLS: Final = ("GraphQuery", "Text2Cypher", "Text2SQL")
+Program = Literal["compiled", "zero-shot"]
+PROGRAMS: Final[tuple[Program, ...]] = ("compiled", "zero-shot")
 ERROR_TITLE: Final = re.compile(r"^## Error: (.+)$", re.MULTILINE)
 ZERO_ROWS: Final = re.compile(r"^\*\*0 rows\.\*\*", re.MULTILINE)
 
@@ -71,6 +73,9 @@ class QuestionRecord(BaseModel):
     arm: str
     model: str = ""
     """The LiteLLM model id that answered; empty in records written before it was kept."""
+    program: Program = "zero-shot"
+    """``compiled``: the arm carried its few-shot demos from the train split; ``zero-shot``:
+    none (as every record written before demos existed)."""
     qid: str
     kind: str
     question: str

@@ -22,6 +22,11 @@ started for the run and stopped after it. The runner refuses a server that holds
 other than the study's, and replaces study nodes of another gold graph (other seeds).
 ``--delete-after`` removes the gold nodes. The model comes from APEXMEM_LM /
 APEXMEM_LM_API_BASE (the local Qwen2.5-Coder-1.5B-Instruct Q4_K_M by default).
+
+Few-shot: every arm carries its compiled demos from the train split (``fewshot``; written by
+``compile`` to ``compiled/s<seeds>/``, or ``--compiled DIR``), after a check that none of them
+touches the run's test split; ``--zero-shot`` runs without them. Each record says which
+(``program``), and the report shows an arm's zero-shot results as a second row.
 """
 
 from __future__ import annotations
@@ -38,6 +43,7 @@ from typing import Any, Final
 from neo4j import Driver, GraphDatabase
 from rich.console import Console
 
+from apexmem_neo.errors import ApexMemError
 from apexmem_neo.llm import make_lm
 from apexmem_neo.ontology import GraphBatch
 from apexmem_neo.services.neo4j_server import private_neo4j
@@ -52,15 +58,24 @@ from benchmarks.query_languages.arms import (
     delete_gold,
     open_stores,
 )
+from benchmarks.query_languages.fewshot import (
+    FILES,
+    MANIFEST,
+    LeakError,
+    check_train_only,
+    compiled_dir,
+    read_examples,
+    read_manifest,
+)
 from benchmarks.query_languages.generate import QUESTIONS, generate_seeds, load_gold, load_questions
 from benchmarks.query_languages.gold import DEFAULT_SEED, PREFIX, people_names
-from benchmarks.query_languages.metrics import QuestionRecord
+from benchmarks.query_languages.metrics import PROGRAMS, QuestionRecord
 from benchmarks.query_languages.questions import Question
 from benchmarks.query_languages.split import SPLITS, Split, select, split_sizes
 from benchmarks.query_languages.stats import RESAMPLES, SEED, model_figures
 from benchmarks.query_languages.tables import markdown, print_tables
 from benchmarks.query_languages.text2cypher import Text2CypherArm
-from benchmarks.query_languages.text2sql import Text2SQLArm
+from benchmarks.query_languages.text2sql import Text2SQLArm, text2sql_program
 
 DEFAULT_LM: Final = "openai/qwen2.5-coder-1.5b-instruct"
 LOCAL_MODEL: Final = "Qwen2.5-Coder-1.5B-Instruct, Q4_K_M GGUF (1.5B parameters), llama-server"
@@ -72,7 +87,7 @@ def _names(text: str) -> list[str]:
     return [a.strip() for a in text.split(",") if a.strip()]
 
 
-def _seeds(text: str) -> list[int]:
+def parse_seeds(text: str) -> list[int]:
     try:
         return [int(s) for s in _names(text)]
     except ValueError as exc:
@@ -85,7 +100,7 @@ def parse_args(argv: Sequence[str] | None = None) -> argparse.Namespace:
     p.add_argument("--limit", type=int, default=None, help="first N questions of the split")
     p.add_argument("--split", choices=SPLITS, default="test", help="questions of this split")
     p.add_argument(
-        "--gold-seeds", type=_seeds, default=None,
+        "--gold-seeds", type=parse_seeds, default=None,
         help=f"comma-separated seeds of a generated gold graph (default: the data files, "
         f"seed {DEFAULT_SEED})",
     )  # fmt: skip
@@ -107,8 +122,15 @@ def parse_args(argv: Sequence[str] | None = None) -> argparse.Namespace:
         action="store_true",
         help="run although the Neo4j server holds entities that are not the study's",
     )
+    p.add_argument("--zero-shot", action="store_true", help="run the arms without their demos")
+    p.add_argument(
+        "--compiled", type=Path, default=None,
+        help="directory of compiled programs (default: compiled/s<seeds> of this package)",
+    )  # fmt: skip
     p.add_argument("--report-only", action="store_true", help="only aggregate the JSONL")
     args = p.parse_args(argv)
+    args.program = "zero-shot" if args.zero_shot else "compiled"
+    args.compiled = args.compiled or compiled_dir(args.gold_seeds or [DEFAULT_SEED])
     args.arms = _names(args.arms)
     unknown = [a for a in args.arms if a not in ARMS]
     if unknown:
@@ -202,19 +224,37 @@ def neo4j_driver(uri: str, needed: bool, allow_foreign: bool = False) -> Iterato
         driver.close()
 
 
+def compiled_file(compiled: Path | None, arm: str) -> Path | None:
+    """The compiled program of ``arm`` in the directory ``compiled`` (None: zero-shot)."""
+    return None if compiled is None else compiled / FILES[arm]
+
+
 def build_arms(
-    names: Sequence[str], model: str, settings: Settings, stores: Stores, driver: Driver | None
+    names: Sequence[str],
+    model: str,
+    settings: Settings,
+    stores: Stores,
+    driver: Driver | None,
+    compiled: Path | None = None,
 ) -> dict[str, Any]:
-    """The arms ``names`` for ``model`` over the opened stores."""
+    """The arms ``names`` for ``model`` over the opened stores, with the programs compiled in
+    the directory ``compiled`` (None: zero-shot)."""
     api_base, api_key = endpoint(settings, model)
     lm = make_lm(model, api_base, api_key, max_tokens=400, timeout=600)
-    arms: dict[str, Any] = {a: build_agent_arm(a, lm, stores) for a in names if a in AGENT_ARMS}
+    arms: dict[str, Any] = {a: build_agent_arm(a, lm, stores, compiled_file(compiled, a))
+                            for a in names if a in AGENT_ARMS}  # fmt: skip
     if "text2cypher" in names and driver is not None and stores.neo4j_backend:
+        t2c = compiled_file(compiled, "text2cypher")
         arms["text2cypher"] = Text2CypherArm(
-            driver, stores.neo4j_backend.schema(), model, api_base or "", api_key or ""
-        )
+            driver, stores.neo4j_backend.schema(), model, api_base or "", api_key or "",
+            read_examples(t2c) if t2c else (),
+        )  # fmt: skip
     if "text2sql" in names and stores.sqlite_backend is not None:
-        arms["text2sql"] = Text2SQLArm(lm, stores.sqlite_backend, stores.sqlite_backend.schema())
+        schema = stores.sqlite_backend.schema()
+        program = text2sql_program(
+            stores.sqlite_backend, schema, compiled_file(compiled, "text2sql")
+        )
+        arms["text2sql"] = Text2SQLArm(lm, stores.sqlite_backend, schema, program=program)
     return arms
 
 
@@ -226,7 +266,7 @@ def ask_all(
     """Ask every (question, model, arm) of ``todo``; append each result at once."""
     for n, (question, model, arm) in enumerate(todo, 1):
         record: QuestionRecord = arms[model][arm].ask(question)
-        record.model = model
+        record.model, record.program = model, args.program
         with args.results.open("a", encoding="utf-8") as fh:
             fh.write(record.model_dump_json() + "\n")
         mark = "[green]ok[/]" if record.correct else "[red]wrong[/]"
@@ -244,8 +284,10 @@ def run_arms(
     gold: GraphBatch,
     questions: list[Question],
 ) -> None:
-    """Ask every (model, arm, question) not yet in the results file."""
-    done = {(r.model, r.arm, r.qid) for r in load_done(args.results, settings.lm)}
+    """Ask every (model, arm, question) not yet in the results file for this run's program
+    (compiled or zero-shot)."""
+    done = {(r.model, r.arm, r.qid) for r in load_done(args.results, settings.lm)
+            if r.program == args.program}  # fmt: skip
     todo = [(q, m, a) for q in questions for m in models for a in args.arms
             if (m, a, q.qid) not in done]  # fmt: skip
     if not todo:
@@ -260,7 +302,13 @@ def run_arms(
         driver = stack.enter_context(neo4j_driver(uri, needs_neo4j, args.allow_foreign_data))
         path = sqlite_path(args, settings) if needs_sqlite else None
         stores = stack.enter_context(open_stores(gold, path, driver))
-        arms = {m: build_arms(args.arms, m, settings, stores, driver) for m in models}
+        compiled = None if args.zero_shot else args.compiled
+        try:
+            arms = {m: build_arms(args.arms, m, settings, stores, driver, compiled)
+                    for m in models}  # fmt: skip
+        except ApexMemError as exc:  # a compiled program for other instructions or tools
+            raise SystemExit(f"error: {exc} (python -m benchmarks.query_languages.compile "
+                             "writes them again)") from exc  # fmt: skip
         ask_all(args, todo, arms)
         if args.delete_after and driver is not None:
             console.print(f"deleted {delete_gold(driver, gold)} gold nodes from Neo4j")
@@ -283,7 +331,7 @@ def report(
                if r.qid in wanted and r.arm in args.arms and r.model in models]  # fmt: skip
     by_model = {}
     for model in models:
-        by_arm = {a: [r for r in records if r.model == model and r.arm == a] for a in args.arms}
+        by_arm = arm_rows(args, [r for r in records if r.model == model])
         by_model[model] = {
             "model_note": model_note(model), "lm_api_base": endpoint(settings, model)[0],
             **model_figures(by_arm),
@@ -298,6 +346,7 @@ def report(
             else settings.neo4j_uri
         ),
         "agent_config": AGENT_CONFIG.model_dump(mode="json"),
+        "few_shot": few_shot_note(args),
         "load_average": list(os.getloadavg()),
         "gold_seeds": args.gold_seeds or [DEFAULT_SEED],
         "split": args.split,
@@ -306,6 +355,56 @@ def report(
         "bootstrap": {"resamples": RESAMPLES, "seed": SEED, "interval": "percentile, 95%"},
         "by_model": by_model,
     }
+
+
+def row_name(arm: str, program: str) -> str:
+    """An arm's row in the report: the arm itself with its demos, marked without them."""
+    return arm if program == "compiled" else f"{arm} ({program})"
+
+
+def arm_rows(
+    args: argparse.Namespace, records: list[QuestionRecord]
+) -> dict[str, list[QuestionRecord]]:
+    """Row name -> records, per arm its compiled row then its zero-shot row, each when it has
+    records (an arm without any gets the row of this run's program)."""
+    rows = {}
+    for arm in args.arms:
+        mine = [r for r in records if r.arm == arm]
+        for program in PROGRAMS:
+            chosen = [r for r in mine if r.program == program]
+            if chosen or (not mine and program == args.program):
+                rows[row_name(arm, program)] = chosen
+    return rows
+
+
+def few_shot_note(args: argparse.Namespace) -> dict[str, Any]:
+    """Which programs the run used, and the demo questions of the compiled ones."""
+    shown = args.compiled.resolve()
+    if shown.is_relative_to(Path.cwd()):
+        shown = shown.relative_to(Path.cwd())
+    note: dict[str, Any] = {"program": args.program, "compiled_dir": str(shown)}
+    if (args.compiled / MANIFEST).is_file():
+        manifest = read_manifest(args.compiled)
+        note["demos_per_arm"] = len(manifest.demos)
+        note["demo_qids"] = [d.qid for d in manifest.demos]
+    return note
+
+
+def check_compiled(args: argparse.Namespace, gold: GraphBatch, every: list[Question]) -> None:
+    """Refuse compiled programs that are missing or touch this question set's test split."""
+    if args.zero_shot or args.report_only:
+        return
+    if not (args.compiled / MANIFEST).is_file():
+        raise SystemExit(
+            f"error: no compiled programs at {args.compiled}: write them with `python -m "
+            "benchmarks.query_languages.compile` (with the same --gold-seeds), or pass --zero-shot"
+        )
+    try:
+        check_train_only(args.compiled, every, {e.entity_id: e.name for e in gold.entities})
+    except LeakError as exc:
+        raise SystemExit(f"error: {exc}") from exc
+    if args.split != "test":
+        console.print(f"note: the {args.split} split holds the demo questions themselves")
 
 
 def study_questions(
@@ -321,6 +420,7 @@ def main(argv: Sequence[str] | None = None) -> None:
     models = args.models or [settings.lm]
     gold, every_question = load_study(args)
     questions = study_questions(every_question, args.split, args.limit)
+    check_compiled(args, gold, every_question)
     if not args.report_only:
         run_arms(args, settings, models, gold, questions)
     summary = report(args, settings, models, every_question, questions)

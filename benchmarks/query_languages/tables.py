@@ -118,6 +118,15 @@ def _split_line(summary: dict[str, Any]) -> str:
     return f"split {summary['split']}, {summary['questions']} questions"
 
 
+def few_shot_line(note: dict[str, Any]) -> str:
+    """Which rows carried few-shot demos, and how many."""
+    demos = note.get("demos_per_arm", "?")
+    return (
+        f"Few-shot: an arm's unmarked row ran with its compiled program ({demos} demos from "
+        f"train questions, `{note['compiled_dir']}`); a row marked (zero-shot) ran without."
+    )
+
+
 def markdown(summary: dict[str, Any]) -> str:
     """The summary as a markdown page: a heading, the run's provenance, then the tables."""
     lines = [
@@ -130,6 +139,8 @@ def markdown(summary: dict[str, Any]) -> str:
             f"Gold seeds {summary.get('gold_seeds')}; questions per split: test "
             f"{sizes['test']['questions']}, train {sizes['train']['questions']}."
         )
+    if "few_shot" in summary:
+        lines.append(few_shot_line(summary["few_shot"]))
     for model, part in model_parts(summary).items():
         lines += ["", f"## Model {model} ({part.get('model_note', model)})"]
         for title, head, rows in sections(model, part):

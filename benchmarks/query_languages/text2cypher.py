@@ -15,6 +15,7 @@ The model is reached through the library's ``OpenAILLM`` at the OpenAI-compatibl
 from __future__ import annotations
 
 import time
+from collections.abc import Sequence
 from typing import Any
 
 from neo4j import Driver
@@ -25,6 +26,7 @@ from neo4j_graphrag.retrievers import Text2CypherRetriever
 
 from apexmem_neo.tools.backend import SchemaInfo
 from benchmarks.query_languages.arms import EXAMPLE_QUERIES, EXAMPLE_REQUEST, HISTORY_NOTE
+from benchmarks.query_languages.fewshot import cypher_example
 from benchmarks.query_languages.judge import is_correct
 from benchmarks.query_languages.metrics import CallRecord, QuestionRecord, classify_exception
 from benchmarks.query_languages.questions import Question, dated_text
@@ -71,12 +73,19 @@ def model_name(lm: str) -> str:
 
 
 class Text2CypherArm:
-    """The fourth arm over ``driver``'s graph; ``ask`` never raises (errors are recorded)."""
+    """The fourth arm over ``driver``'s graph; ``ask`` never raises (errors are recorded).
+    ``demos`` (compiled few-shot examples) follow the worked example every arm is shown."""
 
     name = ARM
 
     def __init__(
-        self, driver: Driver, schema: SchemaInfo, lm: str, api_base: str, api_key: str
+        self,
+        driver: Driver,
+        schema: SchemaInfo,
+        lm: str,
+        api_base: str,
+        api_key: str,
+        demos: Sequence[str] = (),
     ) -> None:
         self.llm = CountingOpenAILLM(
             model_name=model_name(lm),
@@ -88,7 +97,7 @@ class Text2CypherArm:
             driver=driver,
             llm=self.llm,
             neo4j_schema=f"{schema_text(schema)}\nNote: {HISTORY_NOTE}",
-            examples=[f"USER INPUT: '{EXAMPLE_REQUEST}' QUERY: {EXAMPLE_QUERIES['cypher']}"],
+            examples=[cypher_example(EXAMPLE_REQUEST, EXAMPLE_QUERIES["cypher"]), *demos],
         )
         self.rag = GraphRAG(retriever=self.retriever, llm=self.llm)
 

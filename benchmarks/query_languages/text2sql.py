@@ -9,19 +9,21 @@ in the query language: the same instruction, the rows as context in the form its
 Text2CypherRetriever hands them over (one ``<Record column=value ...>`` line per row), the
 same question text with the day it is asked, an answer call even for zero rows, and none
 when the query fails. Both steps are ``dspy.Predict`` over a signature, so the program can
-be compiled (few-shot demos) like any DSPy module; the LM and adapter come from
-``dspy.context`` at call time.
+be compiled (few-shot demos) like any DSPy module (``text2sql_program`` loads the one
+``compile`` wrote); the LM and adapter come from ``dspy.context`` at call time.
 """
 
 from __future__ import annotations
 
 import re
 import time
+from pathlib import Path
 from typing import Any, Final
 
 import dspy
 from dspy.utils.callback import BaseCallback
 
+from apexmem_neo.agent.programs import load_compiled
 from apexmem_neo.agent.react_loop import token_total
 from apexmem_neo.llm import SchemaJSONAdapter
 from apexmem_neo.tools import QueryBackend, QueryLimits, QueryResult, ToolError
@@ -117,6 +119,17 @@ class Text2SQL(dspy.Module):  # type: ignore[misc]
                                answer=str(answer))  # fmt: skip
 
 
+def text2sql_program(
+    backend: QueryBackend, schema: SchemaInfo, compiled: Path | None = None
+) -> Text2SQL:
+    """The arm's program over ``backend`` with the compact SQL schema: zero-shot, or with the
+    demos compiled at ``compiled`` (a file for other instructions is refused)."""
+    program = Text2SQL(backend, compact_schema(schema, "sql"))
+    if compiled is not None:
+        load_compiled(program, compiled)
+    return program
+
+
 class LMCallCounter(BaseCallback):  # type: ignore[misc]
     """Counts LM calls (retries and adapter fallbacks included)."""
 
@@ -160,7 +173,7 @@ class Text2SQLArm:
     ) -> None:
         self.lm = lm
         self.adapter = adapter if adapter is not None else SchemaJSONAdapter()
-        self.program = program or Text2SQL(backend, compact_schema(schema, "sql"))
+        self.program = program or text2sql_program(backend, schema)
 
     def ask(self, question: Question) -> QuestionRecord:
         counter, t0 = LMCallCounter(), time.perf_counter()

@@ -19,6 +19,8 @@ from apexmem_neo.agent.programs import (
     compile_answer_program,
     load_answer_program,
 )
+from apexmem_neo.agent.react_loop import ReactLoop
+from apexmem_neo.agent.toolset import Tool
 from apexmem_neo.cli.app import app
 from apexmem_neo.errors import ApexMemError
 from apexmem_neo.memory import Memory
@@ -97,6 +99,48 @@ def test_the_agent_answers_through_a_compiled_program(
     prompt = str(dummy.history[-1]["messages"])
     assert "question 0" in prompt and "question 1" in prompt  # the demos reach the model
     assert isinstance(agent.program, AnswerProgram)
+
+
+QUERY_ONLY = ("GraphQuery",)
+STEP = {"next_thought": "done", "next_tool_name": "finish", "next_tool_args": {}}
+EXTRACT = {"reasoning": "r", "answer": "Sakura Sushi", "evidence_turn_ids": []}
+
+
+def save_react_program(tools: dict[str, Tool], path: Path) -> None:
+    """A ReAct program over ``tools`` with one demo on its react step, saved at ``path``."""
+    react = ReactLoop(tools, AgentConfig(tools=tuple(tools))).react
+    react.react.demos = [dspy.Example(
+        question="demo question", trajectory="", next_thought="one query",
+        next_tool_name="GraphQuery", next_tool_args={"query": "SELECT 'demo' AS answer"},
+    )]  # fmt: skip
+    react.save(str(path))
+
+
+def test_the_loop_carries_a_compiled_react_program(
+    store: SQLiteGraphStore, backend: SQLiteQueryBackend, tmp_path: Path
+) -> None:
+    tools = build_tools(store, backend, None, QUERY_ONLY)
+    save_react_program(tools, tmp_path / "react.json")
+    dummy = DummyLM([STEP, EXTRACT], adapter=dspy.JSONAdapter())
+    config = AgentConfig(mode="react", tools=QUERY_ONLY, react_program=str(tmp_path / "react.json"))
+    agent = MemoryAgent(dummy, store, tools, backend, None, config)
+    assert agent.ask("Alice favourite restaurant?").answer == "Sakura Sushi"
+    step, extract = ("\n".join(m["content"] for m in h["messages"]) for h in dummy.history)
+    assert "demo question" in step and "SELECT 'demo' AS answer" in step
+    assert "demo question" not in extract  # the demo sits on the react step only
+
+
+def test_a_react_program_for_other_tools_or_none_is_refused(
+    store: SQLiteGraphStore, backend: SQLiteQueryBackend, searcher: HybridSearch, tmp_path: Path
+) -> None:
+    save_react_program(build_tools(store, backend, None, QUERY_ONLY), tmp_path / "react.json")
+    four = build_tools(store, backend, searcher)  # other tools: other instructions
+    config = AgentConfig(mode="react", react_program=str(tmp_path / "react.json"))
+    with pytest.raises(ApexMemError, match="compiled for another prompt"):
+        MemoryAgent(DummyLM([]), store, four, backend, searcher, config)
+    missing = config.model_copy(update={"react_program": str(tmp_path / "none.json")})
+    with pytest.raises(ApexMemError, match="no compiled program at"):
+        MemoryAgent(DummyLM([]), store, four, backend, searcher, missing)
 
 
 runner = CliRunner()

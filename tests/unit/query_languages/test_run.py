@@ -11,8 +11,9 @@ import pytest
 
 from apexmem_neo.settings import Settings
 from benchmarks.query_languages.arms import AgentArm, open_stores
+from benchmarks.query_languages.fewshot import compiled_dir, read_manifest
 from benchmarks.query_languages.generate import load_gold, load_questions
-from benchmarks.query_languages.metrics import CallRecord, QuestionRecord
+from benchmarks.query_languages.metrics import CallRecord, Program, QuestionRecord
 from benchmarks.query_languages.questions import Question
 from benchmarks.query_languages.run import (
     ask_all,
@@ -37,17 +38,22 @@ def settings(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Settings:
     return Settings()
 
 
-def record(q: Question, arm: str, correct: bool, model: str = "") -> QuestionRecord:
+def record(
+    q: Question, arm: str, correct: bool, model: str = "", program: Program = "compiled"
+) -> QuestionRecord:
     call = CallRecord(tool="GraphQuery", args={"query": "SELECT t_from FROM facts"}, ok=True)
-    return QuestionRecord(arm=arm, model=model, qid=q.qid, kind=q.kind, question=q.text,
-                          gold=q.gold, answer_type=q.answer_type, correct=correct,
-                          calls=[call], tool_calls=1, seconds=1.0)  # fmt: skip
+    return QuestionRecord(arm=arm, model=model, program=program, qid=q.qid, kind=q.kind,
+                          question=q.text, gold=q.gold, answer_type=q.answer_type,
+                          correct=correct, calls=[call], tool_calls=1, seconds=1.0)  # fmt: skip
 
 
 def test_flags_and_their_defaults() -> None:
     args = parse_args([])
     assert args.split == "test" and args.gold_seeds is None and args.models is None
-    assert "text2sql" in args.arms
+    assert "text2sql" in args.arms and args.program == "compiled"
+    assert args.compiled == compiled_dir([7])
+    assert parse_args(["--gold-seeds", "7,8"]).compiled == compiled_dir([7, 8])
+    assert parse_args(["--zero-shot"]).program == "zero-shot"
     args = parse_args(["--split", "all", "--gold-seeds", "7, 8", "--models", "a/x,b/y",
                        "--arms", "sqlite-sql,text2sql", "--out", "r/q.json"])  # fmt: skip
     assert args.split == "all" and args.gold_seeds == [7, 8] and args.models == ["a/x", "b/y"]
@@ -84,6 +90,7 @@ def test_report_per_model_with_split_intervals_and_tests(
              for model in (MODEL, "b/y") for n, arm in enumerate(("sqlite-sql", "text2sql"))
              for i, q in enumerate(questions)]  # fmt: skip
     lines.append(record(load_questions()[0], "sqlite-sql", True, "c/z"))  # not asked for
+    lines += [record(q, "text2sql", True, MODEL, "zero-shot") for q in questions[:4]]
     results.write_text("".join(r.model_dump_json() + "\n" for r in lines), encoding="utf-8")
     out = tmp_path / "ql.json"
     main(["--report-only", "--limit", "12", "--arms", "sqlite-sql,text2sql",
@@ -99,11 +106,18 @@ def test_report_per_model_with_split_intervals_and_tests(
     assert arm["accuracy_ci95"][0] < 50.0 < arm["accuracy_ci95"][1]
     assert sum(arm["failure_classes"].values()) == 6  # one class per wrong answer
     assert set(arm["by_kind"]) <= {q.kind for q in questions}
-    [pair] = part["mcnemar"]
+    assert list(part["arms"]) == ["sqlite-sql", "text2sql", "text2sql (zero-shot)"]
+    assert part["arms"]["text2sql (zero-shot)"]["accuracy_pct"] == 100.0
+    assert "sqlite-sql (zero-shot)" not in part["arms"]  # no record, no row
+    pair = part["mcnemar"][0]
+    assert (pair["arm_a"], pair["arm_b"]) == ("sqlite-sql", "text2sql")
     assert pair["questions"] == 12 and pair["only_a_correct"] == 6 == pair["only_b_correct"]
+    assert summary["few_shot"]["program"] == "compiled"
+    assert summary["few_shot"]["demos_per_arm"] == len(read_manifest(compiled_dir([7])).demos)
     page = out.with_suffix(".md").read_text()
     assert f"## Model {MODEL}" in page and "## Model b/y" in page
     assert "McNemar" in page and "Error taxonomy" in page and "split test" in page
+    assert "| text2sql (zero-shot) | 4 | 100.0" in page and "Few-shot: an arm" in page
 
 
 def test_ask_all_tags_each_record_with_its_model(tmp_path: Path) -> None:
@@ -114,12 +128,12 @@ def test_ask_all_tags_each_record_with_its_model(tmp_path: Path) -> None:
         def ask(self, q: Question) -> QuestionRecord:
             return record(q, self.arm, True)
 
-    args = parse_args(["--out", str(tmp_path / "r.json")])
+    args = parse_args(["--out", str(tmp_path / "r.json"), "--zero-shot"])
     q = load_questions()[0]
     arms: dict[str, dict[str, Any]] = {m: {"text2sql": Fixed("text2sql")} for m in ("a", "b")}
     ask_all(args, [(q, "a", "text2sql"), (q, "b", "text2sql")], arms)
-    assert [(r.model, r.arm) for r in load_done(args.results)] == [
-        ("a", "text2sql"), ("b", "text2sql"),
+    assert [(r.model, r.arm, r.program) for r in load_done(args.results)] == [
+        ("a", "text2sql", "zero-shot"), ("b", "text2sql", "zero-shot"),
     ]  # fmt: skip
 
 
@@ -130,6 +144,22 @@ def test_build_arms_over_sqlite_for_a_model(settings: Settings, tmp_path: Path) 
             arms["text2sql"], Text2SQLArm
         )
         assert arms["text2sql"].lm.model == "b/y" and arms["sqlite-sql"].agent.lm.model == "b/y"
+        assert arms["sqlite-sql"].agent.config.react_program is None
+        assert arms["text2sql"].program.write_sql.demos == []
+        compiled = compiled_dir([7])
+        arms = build_arms(["sqlite-sql", "text2sql"], "b/y", settings, stores, None, compiled)
+        demos = len(read_manifest(compiled).demos)
+        assert arms["sqlite-sql"].agent.config.react_program == str(compiled / "sqlite-sql.json")
+        assert len(arms["text2sql"].program.write_sql.demos) == demos
+
+
+def test_the_run_refuses_missing_programs_but_not_zero_shot(tmp_path: Path) -> None:
+    out = ["--out", str(tmp_path / "r.json"), "--arms", "text2sql", "--limit", "0"]
+    with pytest.raises(SystemExit, match="no compiled programs at"):
+        main([*out, "--compiled", str(tmp_path / "none")])
+    with pytest.raises(SystemExit, match="not train questions of this set"):
+        main([*out, "--gold-seeds", "7,8", "--compiled", str(compiled_dir([7]))])
+    main([*out, "--zero-shot", "--compiled", str(tmp_path / "none")])  # nothing to ask
 
 
 def test_markdown_reads_a_summary_written_before_models_were_kept() -> None:
