@@ -5,9 +5,11 @@
 
 Resumable: every (model, arm, question) result is appended to a JSONL file (``--results``,
 default the ``--out`` path with ``.jsonl``) and skipped on the next run; records written
-before the model was kept count as APEXMEM_LM's. Questions are asked in file order (kinds
-interleaved), each by every model and arm before the next, so that the shared CPU's load
-falls on all of them alike.
+before the model was kept count as APEXMEM_LM's. Each model and arm asks all its questions
+(in file order, kinds interleaved) before the next arm starts: an arm's instructions and
+demos are a long prompt prefix that the LLM server keeps cached only while that arm's calls
+follow each other (with arms interleaved, every call re-read it). Accuracy does not depend
+on the order; latencies compare only in a run on an otherwise idle machine.
 
 Questions: ``--split test`` (the default), ``train`` or ``all`` of the train / test split
 over entities (``split``). ``--gold-seeds 7,8`` generates the gold graph of several seeds in
@@ -285,10 +287,11 @@ def run_arms(
     questions: list[Question],
 ) -> None:
     """Ask every (model, arm, question) not yet in the results file for this run's program
-    (compiled or zero-shot)."""
+    (compiled or zero-shot), arm by arm: an arm's instructions and demos are a long prompt
+    prefix the LLM server keeps cached only while that arm's questions follow each other."""
     done = {(r.model, r.arm, r.qid) for r in load_done(args.results, settings.lm)
             if r.program == args.program}  # fmt: skip
-    todo = [(q, m, a) for q in questions for m in models for a in args.arms
+    todo = [(q, m, a) for m in models for a in args.arms for q in questions
             if (m, a, q.qid) not in done]  # fmt: skip
     if not todo:
         return
