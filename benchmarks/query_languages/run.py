@@ -205,7 +205,9 @@ def neo4j_driver(uri: str, needed: bool, allow_foreign: bool = False) -> Iterato
     if not needed:
         yield None
         return
-    driver = GraphDatabase.driver(uri, auth=None)
+    # The study's own queries run before the gold graph exists (no `Entity` label yet): without
+    # this, the server's "label does not exist" notices fill the log. GraphQuery sets its own.
+    driver = GraphDatabase.driver(uri, auth=None, notifications_min_severity="OFF")
     try:
         driver.verify_connectivity()
         records, _, _ = driver.execute_query(FOREIGN_ENTITIES, prefix=PREFIX)
