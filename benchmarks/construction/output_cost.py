@@ -4,8 +4,10 @@ raw to llama-server under several response formats and demo counts, interleaved 
 Arms: ``schema`` (the strict json_schema the pipeline sends: a grammar on the server),
 ``object`` (json_object), ``none`` (no response_format), ``compact-demos`` (the schema, with
 the demonstrations' JSON written without indentation), ``demos-3`` and ``demos-0`` (the
-schema with the first three or no demonstrations). Per arm: median seconds, generated
-tokens, generation speed (the server's own timings) and whether the reply parses.
+schema with the first three or no demonstrations), ``positional`` (facts and mentions as
+arrays, sentences cited by number, unindented demos: the ``positional`` module). Per arm:
+median seconds, generated tokens, generation speed (the server's own timings) and whether
+the reply parses.
 
 Usage (from the repo root; the local LLM server running):
     .venv/bin/python -m benchmarks.construction.output_cost --turns 8 --arms schema,object,none
@@ -31,9 +33,10 @@ from apexmem_neo.llm.extract_compact.signatures import ExtractCompactSignature
 from apexmem_neo.llm.extract_event.module import format_anchor, format_context
 from apexmem_neo.llm.lm import SchemaJSONAdapter, output_model
 from apexmem_neo.settings import LOCAL_LM_API_BASE
+from benchmarks.construction import positional
 from benchmarks.construction.run import DEFAULT_DATA
 
-ARMS = ("schema", "object", "none", "compact-demos", "demos-3", "demos-0")
+ARMS = ("schema", "object", "none", "compact-demos", "demos-3", "demos-0", "positional")
 
 
 class CompactDemosAdapter(SchemaJSONAdapter):
@@ -51,6 +54,10 @@ def request(arm: str, inputs: dict[str, str], demos: list[dspy.Example]) -> dict
     sig = ExtractCompactSignature
     adapter = CompactDemosAdapter() if arm == "compact-demos" else SchemaJSONAdapter()
     shown = {"demos-3": demos[:3], "demos-0": []}.get(arm, demos)
+    if arm == "positional":
+        sig, adapter = positional.SIGNATURE, CompactDemosAdapter()
+        shown = [positional.positional_demo(d) for d in demos]
+        inputs = {**inputs, "text": positional.numbered(inputs["text"])}
     body: dict[str, Any] = {
         "messages": adapter.format(sig, shown, inputs), "temperature": 0, "max_tokens": 1024
     }  # fmt: skip
@@ -91,7 +98,9 @@ def main(argv: list[str] | None = None) -> int:
                 "speaker": turn.speaker, "listener": turn.listener or "(none)", "text": turn.text,
             }  # fmt: skip
             for arm in arms if i % 2 == 0 else arms[::-1]:  # who goes first alternates
-                results[arm].append(_call(client, args.api_base, request(arm, inputs, demos)))
+                sig = positional.SIGNATURE if arm == "positional" else ExtractCompactSignature
+                body = request(arm, inputs, demos)
+                results[arm].append(_call(client, args.api_base, body, sig))
     for arm, rows in results.items():
         print(
             f"{arm:14} s {statistics.median(r['seconds'] for r in rows):5.1f}  "
@@ -102,13 +111,15 @@ def main(argv: list[str] | None = None) -> int:
     return 0
 
 
-def _call(client: httpx.Client, api_base: str, body: dict[str, Any]) -> dict[str, Any]:
+def _call(
+    client: httpx.Client, api_base: str, body: dict[str, Any], signature: Any
+) -> dict[str, Any]:
     t0 = time.perf_counter()
     reply = client.post(f"{api_base.rstrip('/')}/chat/completions", json=body).json()
     timings = reply.get("timings", {})
     text = reply["choices"][0]["message"]["content"]
     try:
-        SchemaJSONAdapter().parse(ExtractCompactSignature, text)
+        SchemaJSONAdapter().parse(signature, text)
         parsed = True
     except Exception:  # any reply the pipeline could not read counts as unparsed
         parsed = False
