@@ -187,22 +187,27 @@ def run_query(store: GraphStore, name: str, s: dict[str, Any]) -> object:
 def latencies(store: GraphStore, picks: list[dict[str, Any]]) -> dict[str, dict[str, float]]:
     """p50/p95 per query, and the mean rows it returned: history and facts_between answer
     with more rows as the store grows (~1k facts per entity at 1M), so their latency grows
-    with the answer even on an index seek."""
-    out = {}
-    for name in QUERY_NAMES:
-        times, returned = [], []
-        for s in picks:
+    with the answer even on an index seek. The queries take turns sample by sample, so a
+    slow spell of a shared machine falls on all of them, not on whichever ran then."""
+    times: dict[str, list[float]] = {name: [] for name in QUERY_NAMES}
+    returned: dict[str, list[int]] = {name: [] for name in QUERY_NAMES}
+    for s in picks:
+        for name in QUERY_NAMES:
             t0 = time.perf_counter_ns()
             answer = run_query(store, name, s)
-            times.append((time.perf_counter_ns() - t0) / 1e6)
-            returned.append(len(answer) if isinstance(answer, list) else int(answer is not None))
-        cuts = statistics.quantiles(times, n=100)
-        out[name] = {
-            "p50_ms": round(cuts[49], 3),
-            "p95_ms": round(cuts[94], 3),
-            "rows_mean": round(statistics.fmean(returned), 1),
-        }
-    return out
+            times[name].append((time.perf_counter_ns() - t0) / 1e6)
+            rows = len(answer) if isinstance(answer, list) else int(answer is not None)
+            returned[name].append(rows)
+    return {name: latency_summary(times[name], returned[name]) for name in QUERY_NAMES}
+
+
+def latency_summary(times: list[float], returned: list[int]) -> dict[str, float]:
+    cuts = statistics.quantiles(times, n=100)
+    return {
+        "p50_ms": round(cuts[49], 3),
+        "p95_ms": round(cuts[94], 3),
+        "rows_mean": round(statistics.fmean(returned), 1),
+    }
 
 
 def query_plans(store: GraphStore, pick: dict[str, Any]) -> dict[str, dict[str, Any]]:

@@ -17,6 +17,9 @@ Each variant puts back one thing the write path did before a measured change:
 - ``unscoped_facts``: facts created without the ``Scope_`` label and linked without the
   scope checks on their Entity, Event and Evidence, as before scopes (2026-12-04; a
   diagnostic of what scopes cost the write path, not a store variant to go back to);
+- ``unscoped``: the whole write path without scopes (no ``Scope_`` label, no scope checks
+  in lookups and links, no ``scope`` property), the write path of the commit before scopes
+  on today's store; a diagnostic of what scopes cost, not a store variant to go back to;
 - ``definitions_with_facts``: the generator's entities and properties in its first batch
   of facts rather than a batch of their own, as until 2026-12-03 (every later batch waits
   for that one, so the second writer idles while it runs).
@@ -34,6 +37,7 @@ inside the transaction, per query file; the commit is what is left of a load).
 
 from __future__ import annotations
 
+import re
 import statistics
 from collections.abc import Callable, Iterator
 from contextlib import AbstractContextManager, contextmanager, nullcontext
@@ -42,7 +46,9 @@ from typing import Any, Final, NamedTuple
 from rich.console import Console
 from rich.table import Table
 
+from apexmem_neo.ontology import GraphBatch
 from apexmem_neo.settings import Settings
+from apexmem_neo.store import columns
 from apexmem_neo.store.neo4j import cypher_files
 from apexmem_neo.store.neo4j import store as neo4j_store
 from benchmarks.graph import bench
@@ -121,6 +127,60 @@ def unscoped_facts() -> Iterator[None]:
         cypher_files.query = original  # type: ignore[assignment]
 
 
+SCOPE_TEXT: Final = (
+    (re.compile(r", \w+:\$\(\$label\)"), ""),  # ON CREATE SET n += row, n:$($label)
+    (re.compile(r":\$\(\$label\)"), ""),  # CREATE (n:Label:$($label))
+    (re.compile(r" WHERE \w+\.scope = [\w.$]+$", re.MULTILINE), ""),  # a scope check alone
+    (re.compile(r"\w+\.scope = \w+\.scope AND "), ""),  # a scope check before others
+    (re.compile(r",\s*\w+\.scope = row\.scope"), ""),  # ON CREATE SET r.scope = row.scope
+    (re.compile(r",\s*scope: row\.scope"), ""),  # {..., scope: row.scope}
+)
+"""What the unscoped variant cuts from every query text: the scope label, checks and
+property (checked to leave no ``scope`` behind in a write query)."""
+
+
+def without_scope(name: str, text: str) -> str:
+    """``text`` with ``SCOPE_TEXT`` cut; a write-path query left naming a scope is an error."""
+    for pattern, replacement in SCOPE_TEXT:
+        text = pattern.sub(replacement, text)
+    if "scope" in cypher_files.strip_comments(text) and name in UNSCOPED_QUERIES:
+        raise SystemExit(f"{name}.cypher changed: a scope is left in it after the cuts")
+    return text
+
+
+UNSCOPED_QUERIES: Final = frozenset(
+    {*neo4j_store.WRITE_QUERIES.values(), *neo4j_store.MERGE_QUERIES.values(),
+     *neo4j_store.EXISTING_QUERIES.values(), "existing_property_ids", "write_entities_new",
+     "write_properties_new", "write_events_links", "write_participants_new", "link_turns"}
+)  # fmt: skip
+"""The write path's queries (the unscoped variant checks that none names a scope after it)."""
+
+
+@contextmanager
+def unscoped() -> Iterator[None]:
+    """While inside, the store writes no scope: every query through ``without_scope`` and
+    rows without their ``scope`` column (dropped in one more pass over the rows, which this
+    arm pays and the commit before scopes did not)."""
+    original_query: Callable[[str], str] = cypher_files.query
+    original_columns = columns.batch_columns
+
+    def query(name: str) -> str:
+        return without_scope(name, original_query(name))
+
+    def batch_columns(batch: GraphBatch, default: str) -> dict[str, list[columns.Row]]:
+        tables = original_columns(batch, default)
+        return {t: [{k: v for k, v in r.items() if k != "scope"} for r in rows]
+                for t, rows in tables.items()}  # fmt: skip
+
+    cypher_files.query = query  # type: ignore[assignment]
+    columns.batch_columns = batch_columns  # type: ignore[assignment]
+    try:
+        yield
+    finally:
+        cypher_files.query = original_query  # type: ignore[assignment]
+        columns.batch_columns = original_columns  # type: ignore[assignment]
+
+
 @contextmanager
 def entity_merge() -> Iterator[None]:
     """While inside, entities and properties go through their MERGE queries (the store
@@ -193,6 +253,7 @@ VARIANTS: Final[dict[str, Variant]] = {
     "row_repr": Variant(row_repr, 0),
     "definitions_with_facts": Variant(nullcontext, 0, definitions_first=False),
     "unscoped_facts": Variant(unscoped_facts, 0),
+    "unscoped": Variant(unscoped, 0),
 }
 
 

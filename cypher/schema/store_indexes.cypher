@@ -21,7 +21,10 @@ CREATE INDEX event_anchor IF NOT EXISTS
 FOR (n:Event) ON (n.anchor_datetime);
 CREATE INDEX event_turn IF NOT EXISTS
 FOR (n:Event) ON (n.turn_id);
-// Sessions by scope: few rows, so nearly free to keep; it also makes `scope` a property key
-// the database knows from the start (a query naming an unknown key draws a warning).
-CREATE INDEX session_scope IF NOT EXISTS
-FOR (n:Session) ON (n.scope);
+// Erasure records by scope: written only by erase, so free to keep; it makes `scope` a
+// property key the database knows from the start (a query naming an unknown key draws a
+// warning). Not on a label the write path finds by id with a scope check (Session, Turn,
+// ...): given a scope index there, the planner may seek every node of the scope and filter
+// by id instead of seeking the id's unique index (schema/store_retired.cypher).
+CREATE INDEX erasure_scope IF NOT EXISTS
+FOR (n:Erasure) ON (n.scope);

@@ -1,9 +1,9 @@
 """Named, parameterised Cypher files: the only Cypher the Neo4j backend runs.
 
 Files live in ``cypher/schema/<name>.cypher`` (statements separated by ``;``; the store
-applies ``STORE_SCHEMA``) and ``cypher/queries/<name>.cypher`` (one statement each). An
-installed wheel carries them as ``apexmem_neo/cypher`` (hatch force-include); a source
-checkout has them at the repository root. The package copy wins.
+applies ``STORE_SCHEMA``, then ``STORE_RETIRED``) and ``cypher/queries/<name>.cypher`` (one
+statement each). An installed wheel carries them as ``apexmem_neo/cypher`` (hatch
+force-include); a source checkout has them at the repository root. The package copy wins.
 
 Query text is never built from data: values travel as ``$parameters``, and every label and
 relationship type a file names must be in ``LABELS`` / ``RELATIONSHIP_TYPES``, checked when
@@ -45,6 +45,8 @@ _COMMENT: Final = re.compile(r"//[^\n]*")
 REPO_CYPHER: Final = Path(__file__).resolve().parents[3] / "cypher"
 STORE_SCHEMA: Final[tuple[str, ...]] = ("store_constraints", "store_indexes")
 """The schema files of the graph store (other files in cypher/schema belong to search)."""
+STORE_RETIRED: Final[tuple[str, ...]] = ("store_retired",)
+"""The graph store's DROP ... IF EXISTS statements for what earlier versions created."""
 
 
 class CypherFileError(StoreError):

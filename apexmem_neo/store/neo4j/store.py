@@ -228,9 +228,11 @@ class Neo4jGraphStore:
     # ---- lifecycle ----
 
     def init_schema(self) -> None:
-        """Create the constraints and indexes of ``cypher/schema`` (idempotent, race-safe)."""
+        """Create the constraints and indexes of ``cypher/schema`` and drop those earlier
+        versions made that today's store must not have (idempotent, race-safe)."""
         with self._connection("init_schema"):
-            for statement in cypher_files.schema_statements():
+            retired = cypher_files.schema_statements(cypher_files.STORE_RETIRED)
+            for statement in (*cypher_files.schema_statements(), *retired):
                 self._schema_statement(statement)
             self._run_read("CALL db.awaitIndexes($seconds)", {"seconds": INDEX_WAIT_SECONDS})
             self._migrate()

@@ -261,6 +261,36 @@ def test_init_schema_removes_the_property_edges_of_older_stores(
     assert (store.counts(), _fact_ids(neo4j_driver)) == (before, facts)
 
 
+SESSION_BY_ID: dict[str, dict[str, Any]] = {
+    "write_turns": {"rows": []},
+    "existing_session_ids": {"ids": []},
+    "erase_delete": {"ids": {kind: [] for kind in neo4j_store_module.ERASE_KINDS}},
+}
+"""Queries that find a Session by its id and check its scope, with their parameters."""
+
+
+def test_init_schema_drops_the_session_scope_index_so_sessions_are_found_by_id(
+    neo4j_driver: Driver,
+) -> None:
+    """With an index on Session(scope) (stores of the first scoped versions had one) the
+    planner sought every session of the scope and filtered them by id, per row."""
+    wipe(neo4j_driver)
+    store = Neo4jGraphStore(neo4j_driver, clock=FakeClock())
+    store.init_schema()
+    neo4j_driver.execute_query(
+        "CREATE INDEX session_scope IF NOT EXISTS FOR (n:Session) ON (n.scope)"
+    )
+    store.write(conversation_batch())
+    store.init_schema()
+    assert not rows(neo4j_driver, "SHOW INDEXES YIELD name WHERE name = 'session_scope'")
+    neo4j_driver.execute_query("CALL db.clearQueryCaches()")
+    for name, params in SESSION_BY_ID.items():
+        operators = store.plan(name, {**params, "scope": "default", "label": "Scope_x"})
+        on_session = [op for op in operators if ":Session(" in op]
+        assert on_session, (name, operators)
+        assert all(op.startswith("NodeUniqueIndexSeek") for op in on_session), (name, operators)
+
+
 def test_server_side_failure_mid_batch_leaves_nothing(neo4j_store: Neo4jGraphStore) -> None:
     batch = conversation_batch()
     part = batch.participants[0]
@@ -370,7 +400,10 @@ def test_every_store_query_file_loads_and_is_allow_listed() -> None:
     assert all(" IF NOT EXISTS" in s for s in statements)
     names = {s.split()[2] for s in statements}
     assert len(names) == len(statements)
-    assert {"session_id_unique", "event_id_unique", "session_scope"} <= names
+    assert {"session_id_unique", "event_id_unique", "erasure_scope"} <= names
+    retired = cypher_files.schema_statements(cypher_files.STORE_RETIRED)
+    assert retired and all(s.startswith("DROP ") and s.endswith(" IF EXISTS") for s in retired)
+    assert not names & {s.split()[2] for s in retired}
 
 
 def test_allow_list_rejects_unknown_labels_and_names() -> None:
