@@ -36,6 +36,7 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import signal
 import sys
 from collections.abc import Iterator, Sequence
 from contextlib import ExitStack, contextmanager
@@ -436,5 +437,12 @@ def main(argv: Sequence[str] | None = None) -> None:
     console.print(f"wrote {args.out}, {args.out.with_suffix('.md')} and {args.results}")
 
 
+def exit_on_sigterm() -> None:
+    """Make SIGTERM raise SystemExit, so a run stopped with ``kill`` still leaves through its
+    ``finally`` blocks and stops the private Neo4j it started."""
+    signal.signal(signal.SIGTERM, lambda *_: sys.exit(128 + signal.SIGTERM))
+
+
 if __name__ == "__main__":
+    exit_on_sigterm()
     main()
