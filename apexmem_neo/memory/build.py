@@ -288,14 +288,14 @@ def resolve_lm(
         return None, None
     if not isinstance(lm, str):
         base = getattr(lm, "kwargs", {}).get("api_base")
-        return lm, _local_check(base)
+        return lm, local_lm_check(base)
     if lm == LOCAL_LM and api_base is None:
         api_base, api_key = LOCAL_LM_API_BASE, api_key or "local"
     model = make_lm(lm, api_base, api_key)
-    return model, _local_check(api_base)
+    return model, local_lm_check(api_base)
 
 
-def _local_check(api_base: str | None) -> Callable[[], None] | None:
+def local_lm_check(api_base: str | None) -> Callable[[], None] | None:
     """A once-only check that an LM server on this machine answers (a hosted one is not
     probed: its errors come back from the provider)."""
     if not api_base:

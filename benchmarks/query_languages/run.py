@@ -46,8 +46,9 @@ from typing import Any, Final
 from neo4j import Driver, GraphDatabase
 from rich.console import Console
 
-from apexmem_neo.errors import ApexMemError
+from apexmem_neo.errors import ApexMemError, ServiceUnavailableError
 from apexmem_neo.llm import make_lm
+from apexmem_neo.memory.build import local_lm_check
 from apexmem_neo.ontology import GraphBatch
 from apexmem_neo.services.neo4j_server import private_neo4j
 from apexmem_neo.settings import Settings
@@ -179,6 +180,18 @@ def endpoint(settings: Settings, model: str) -> tuple[str | None, str | None]:
     return settings.model_copy(update={"lm": model}).lm_endpoint()
 
 
+def require_local_lms(settings: Settings, models: list[str]) -> None:
+    """Exit with one line when a model's server on this machine does not answer, instead of
+    recording every question as a failed answer."""
+    for model in models:
+        check = local_lm_check(endpoint(settings, model)[0])
+        try:
+            if check is not None:
+                check()
+        except ServiceUnavailableError as exc:
+            raise SystemExit(f"error: {exc}") from None
+
+
 STUDY_NEO4J_PORT: Final = 7798
 
 
@@ -298,6 +311,7 @@ def run_arms(
             if (m, a, q.qid) not in done]  # fmt: skip
     if not todo:
         return
+    require_local_lms(settings, models)
     needs_neo4j = any(a not in SQLITE_ARMS for a in args.arms)
     needs_sqlite = any(a in SQLITE_ARMS for a in args.arms)
     args.results.parent.mkdir(parents=True, exist_ok=True)

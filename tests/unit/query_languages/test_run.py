@@ -21,6 +21,7 @@ from benchmarks.query_languages.run import (
     load_done,
     main,
     parse_args,
+    require_local_lms,
     sqlite_path,
     study_questions,
 )
@@ -173,3 +174,11 @@ def test_markdown_reads_a_summary_written_before_models_were_kept() -> None:
     page = markdown(old)
     assert "first 2 questions" in page and "## Model m (M)" in page
     assert "| sqlite-sql | 2 | 50.0 | - |" in page and "| sqlite-sql | 1 |" in page
+
+
+def test_a_local_model_server_that_does_not_answer_stops_the_run_with_one_line(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    monkeypatch.setenv("APEXMEM_LM_API_BASE", "http://127.0.0.1:9/v1")  # nothing listens
+    with pytest.raises(SystemExit, match=r"error: llm is not reachable at http://127.0.0.1:9/v1"):
+        require_local_lms(Settings(), [MODEL])
