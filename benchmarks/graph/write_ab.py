@@ -178,7 +178,7 @@ def unscoped() -> Iterator[None]:
         yield
     finally:
         cypher_files.query = original_query  # type: ignore[assignment]
-        columns.batch_columns = original_columns  # type: ignore[assignment]
+        columns.batch_columns = original_columns
 
 
 @contextmanager

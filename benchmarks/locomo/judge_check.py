@@ -105,7 +105,8 @@ def _split(rows: Sequence[dict[str, Any]], key: str) -> dict[str, dict[str, floa
 
 
 def _share_agreeing(rows: Sequence[dict[str, Any]]) -> float:
-    return round(sum(r["judge"] == r["human"] for r in rows) / len(rows), 4)
+    agreeing = sum(1 for r in rows if r["judge"] == r["human"])
+    return round(agreeing / len(rows), 4)
 
 
 def _read(paths: Sequence[Path]) -> list[dict[str, Any]]:

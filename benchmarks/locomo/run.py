@@ -170,10 +170,13 @@ class Systems:
                 "error": res.error,
             }
         t0 = time.perf_counter()  # retrieval counts, as the agent's prefetch does
+        index = self.memory.search_index
+        if system != "full_context" and index is None:
+            raise SystemExit("error: plain RAG needs the memory's search index (none was built)")
         context = (
             self.full
-            if system == "full_context"
-            else rag_turns(self.memory.search_index, q.question, self.turns, self.args.rag_k)
+            if index is None
+            else rag_turns(index, q.question, self.turns, self.args.rag_k)
         )
         out = self.answerer.answer(q.question, qdate, context)
         return {
