@@ -234,8 +234,9 @@ Args:
     question: the question, e.g. "Where does Alice live now?".
     date: the question's own date (ISO, e.g. 2024-07-01) that "now", "last week"... refer to;
         default: today.
-    mode: "fast" (one prefetch and one answer), "react" (the tool loop) or "auto" (fast, then
-        react when the context is not enough); default: the server's.
+    mode: "fast" (one prefetch and one answer), "react" (the tool loop), "auto" (fast, then
+        react when the context is not enough) or "query" (the model writes graph queries and
+        answers from their rows); default: the server's.
 
 Returns the answer, the turns it rests on (quoted) and a short trace of the agent's steps.
 """

@@ -11,7 +11,10 @@
    says whether the context was enough;
 4. ReAct (mode ``react``, or ``auto`` when the fast path said "not enough" or failed) over
    the configured tools, within ``max_tool_calls`` and ``max_iters`` (compiled
-   demonstrations when ``react_program`` names them).
+   demonstrations when ``react_program`` names them);
+5. or, in mode ``query``, the query loop (``query_loop``): the model writes GraphQuery
+   queries over the compact schema put before the context, rewriting a failed one within
+   ``max_tool_calls``, and answers from the rows (demonstrations: ``query_program``).
 
 The LM and adapter are passed with ``dspy.context`` (never a global); every step is traced
 with its latency and token usage (``dspy.track_usage``).
@@ -30,12 +33,14 @@ from dspy.utils.callback import BaseCallback
 from apexmem_neo.agent.context import NOTHING, TurnLabels, prefetch, quote_turns
 from apexmem_neo.agent.models import AgentConfig, AgentResult, Mode, TraceStep
 from apexmem_neo.agent.programs import load_answer_program
-from apexmem_neo.agent.react_loop import ReactLoop, token_delta, token_total
+from apexmem_neo.agent.query_loop import QueryLoop
+from apexmem_neo.agent.react_loop import LoopOutcome, ReactLoop, token_delta, token_total
 from apexmem_neo.agent.timewords import QuestionTime, hints_text, question_times
 from apexmem_neo.llm.lm import SchemaJSONAdapter
 from apexmem_neo.ontology.types import TimeLike, normalize_time
 from apexmem_neo.store.protocol import GraphStore
-from apexmem_neo.tools.backend import QueryBackend
+from apexmem_neo.tools.backend import Language, QueryBackend
+from apexmem_neo.tools.compact_schema import compact_schema
 from apexmem_neo.tools.entity_lookup import Searcher
 
 _NON_ANSWER = re.compile(
@@ -84,6 +89,8 @@ class MemoryAgent:
         self.program = load_answer_program(self.config.answer_program)
         if self.config.react_program is not None:  # refuse a missing or stale file now
             ReactLoop(self.tools, self.config)
+        if self.config.mode == "query" or self.config.query_program is not None:
+            self._query_loop()  # the same for the query mode's tool and program
 
     def ask(
         self, question: str, question_date: TimeLike | None = None, mode: Mode | None = None
@@ -91,7 +98,7 @@ class MemoryAgent:
         t0 = time.perf_counter()
         chosen = mode or self.config.mode
         qdate = normalize_time(question_date) if question_date is not None else None
-        inputs, labels, hints = self._inputs(question, qdate)
+        inputs, labels, hints = self._inputs(question, qdate, chosen)
         result = AgentResult(question=question, question_date=qdate, time_hints=hints)
         counter = _CallCounter()
         turn_ids: list[str] = []
@@ -101,7 +108,9 @@ class MemoryAgent:
         ):
             if chosen in ("fast", "auto"):
                 turn_ids = self._fast(inputs, result, tracker, final=chosen == "fast")
-            if chosen == "react" or (chosen == "auto" and not result.enough_context):
+            if chosen == "query":
+                turn_ids = self._query(inputs, result, tracker)
+            elif chosen == "react" or (chosen == "auto" and not result.enough_context):
                 fast_answer, fast_ids = result.answer, turn_ids
                 turn_ids = self._react(inputs, result, tracker)
                 if is_non_answer(result.answer) and not is_non_answer(fast_answer):
@@ -117,14 +126,14 @@ class MemoryAgent:
         """What the answer program reads for ``question`` (no LLM call): the examples that
         ``compile_answer_program`` learns from are made of these."""
         qdate = normalize_time(question_date) if question_date is not None else None
-        return self._inputs(question, qdate)[0]
+        return self._inputs(question, qdate, self.config.mode)[0]
 
     def _inputs(
-        self, question: str, qdate: str | None
+        self, question: str, qdate: str | None, mode: Mode
     ) -> tuple[dict[str, Any], TurnLabels, list[str]]:
         times = question_times(question, qdate)
         hints = list(dict.fromkeys(t.hint() for t in times))
-        context, labels = self._context(question, times)
+        context, labels = self._context(question, times, mode)
         inputs = {
             "question": question,
             "question_date": qdate[:10] if qdate else "unknown",
@@ -133,10 +142,15 @@ class MemoryAgent:
         }
         return inputs, labels, hints
 
-    def _context(self, question: str, times: list[QuestionTime]) -> tuple[str, TurnLabels]:
-        """The prefetched context (after the configured preamble) and its turn labels."""
+    def _context(
+        self, question: str, times: list[QuestionTime], mode: Mode
+    ) -> tuple[str, TurnLabels]:
+        """The prefetched context (after the configured preamble, or in the query mode the
+        compact schema) and its turn labels."""
         found = prefetch(self.store, question, self.searcher, self.config, times, self.backend)
         preamble = self.config.context_preamble
+        if not preamble and mode == "query" and self.backend is not None:
+            preamble = compact_schema(self.backend.schema(), self._query_language())
         if not preamble:
             return found.text, found.labels
         text = preamble if found.text == NOTHING else f"{preamble}\n\n{found.text}"
@@ -165,10 +179,26 @@ class MemoryAgent:
         step.output_chars = len(result.answer)
         return [str(t) for t in (pred.evidence_turn_ids or [])]
 
+    def _query_language(self) -> Language:
+        native: Language = self.backend.native_language if self.backend is not None else "sql"
+        return self.config.query_language or native
+
+    def _query_loop(self) -> QueryLoop:
+        return QueryLoop(self.tools, self.config, self._query_language())
+
+    def _query(self, inputs: Mapping[str, Any], result: AgentResult, tracker: Any) -> list[str]:
+        result.mode = "query"
+        outcome = self._query_loop().run(inputs, tracker, first_step=len(result.trace))
+        return self._take(outcome, result)
+
     def _react(self, inputs: Mapping[str, Any], result: AgentResult, tracker: Any) -> list[str]:
         result.mode = "react"
         loop = ReactLoop(self.tools, self.config)
         outcome = loop.run(inputs, tracker, first_step=len(result.trace))
+        return self._take(outcome, result)
+
+    def _take(self, outcome: LoopOutcome, result: AgentResult) -> list[str]:
+        """The loop's steps, calls, answer and error into ``result``; its cited turns."""
         result.trace += outcome.steps
         result.tool_calls = outcome.tool_calls
         result.error = outcome.error

@@ -6,7 +6,7 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, Field
 
-Mode = Literal["fast", "react", "auto"]
+Mode = Literal["fast", "react", "auto", "query"]
 ContextOrder = Literal["entities", "turns"]
 ContextStyle = Literal["transcript", "entities"]
 TOOL_NAMES: tuple[str, ...] = ("SchemaViewer", "EntityLookup", "GraphQuery", "Search")
@@ -55,6 +55,11 @@ class AgentConfig(BaseModel):
     react_program: str | None = None
     """Path of a compiled ReAct program (DSPy JSON of ``dspy.ReAct`` over this agent's tools)
     whose demonstrations the loop's steps use; None: the signatures alone."""
+    query_program: str | None = None
+    """Path of a compiled query-mode program (DSPy JSON of ``QueryProgram``) whose
+    demonstrations its query-writing step uses; None: the signatures alone."""
+    query_language: Literal["sql", "cypher"] | None = None
+    """The language the query mode writes in; None: the query backend's native one."""
     context_preamble: str = ""
     """Text put before the prefetched context (e.g. a compact schema for a benchmark)."""
 
@@ -70,7 +75,7 @@ class TraceStep(BaseModel):
     """One LLM step: the thought, the tool it chose and what the call cost."""
 
     step: int
-    phase: Literal["fast", "react", "extract"]
+    phase: Literal["fast", "react", "query", "extract"]
     thought: str = ""
     tool: str | None = None
     args: dict[str, Any] = {}
@@ -88,7 +93,7 @@ class AgentResult(BaseModel):
     time_hints: list[str] = []
     answer: str = ""
     evidence: list[EvidenceItem] = []
-    mode: Literal["fast", "react"] = "fast"
+    mode: Literal["fast", "react", "query"] = "fast"
     enough_context: bool | None = None
     trace: list[TraceStep] = []
     tool_calls: int = 0

@@ -112,8 +112,12 @@ def ask(
         bool, typer.Option("--show-trace", help="Print each LLM step and tool call.")
     ] = False,
     mode: Annotated[
-        Literal["fast", "react", "auto"] | None,
-        typer.Option("--mode", help="fast, react or auto (default: the agent's, auto)."),
+        Literal["fast", "react", "auto", "query"] | None,
+        typer.Option(
+            "--mode",
+            help="fast, react, auto or query (the model writes graph "
+            "queries; default: the agent's, auto).",
+        ),
     ] = None,
     tools: Annotated[
         str,

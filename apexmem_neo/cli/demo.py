@@ -105,8 +105,8 @@ def demo(
         Path | None, typer.Option("--db", help="SQLite file (default APEXMEM_HOME/demo/).")
     ] = None,
     mode: Annotated[
-        Literal["fast", "react", "auto"] | None,
-        typer.Option("--mode", help="Agent mode: fast, react or auto (default: auto)."),
+        Literal["fast", "react", "auto", "query"] | None,
+        typer.Option("--mode", help="Agent mode: fast, react, auto or query (default: auto)."),
     ] = None,
     trace: Annotated[bool, typer.Option("--trace/--no-trace", help="Print tool traces.")] = True,
 ) -> None:

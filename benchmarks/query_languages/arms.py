@@ -1,8 +1,10 @@
 """The study's arms: the project's agent with GraphQuery in SQL or Cypher, on SQLite or Neo4j.
 
-Every agent arm is the same ``MemoryAgent`` in mode ``react`` with the tool set restricted to
-GraphQuery, a compact schema in the arm's language as context and no prefetch, so the answer
-has to come from the model's own queries; only the store and GraphQuery's language differ.
+Every agent arm is the same ``MemoryAgent`` in its query mode (write a query, run it, rewrite
+it after an error or zero rows, answer from the rows) with GraphQuery as its only tool, the
+compact schema in the arm's language as context and no prefetch, so the answer has to come
+from the model's own queries; only the store and the query language differ. (The ReAct loop,
+where the model also picks the tool at each step, answered one or two questions in six.)
 The tools are wrapped to record what each call returned, which the trace itself does not
 keep.
 The one-shot arms live in their own modules: neo4j-graphrag's Text2CypherRetriever in
@@ -25,7 +27,8 @@ from apexmem_neo.ontology import GraphBatch
 from apexmem_neo.store.neo4j import Neo4jGraphStore
 from apexmem_neo.store.sqlite import SQLiteGraphStore
 from apexmem_neo.tools import Neo4jQueryBackend, SQLiteQueryBackend
-from apexmem_neo.tools.backend import Language, QueryBackend, SchemaInfo
+from apexmem_neo.tools.backend import Language, QueryBackend
+from apexmem_neo.tools.compact_schema import compact_schema
 from benchmarks.query_languages.gold import PREFIX
 from benchmarks.query_languages.judge import is_correct
 from benchmarks.query_languages.metrics import QuestionRecord, record_from_result
@@ -45,62 +48,12 @@ AGENT_ARMS: Final[dict[str, tuple[str, Language]]] = {
 """Agent arm -> (store, GraphQuery language)."""
 TOOLS: Final = ("GraphQuery",)
 AGENT_CONFIG: Final = AgentConfig(
-    mode="react", tools=TOOLS, max_iters=3, max_tool_calls=3, prefetch_entities=0,
-    prefetch_turns=0, max_observation_chars=1500,
+    mode="query", tools=TOOLS, max_tool_calls=3, prefetch_entities=0, prefetch_turns=0,
+    max_observation_chars=1500,
 )  # fmt: skip
-"""Sized for the local 1.5B model on a shared 2-core CPU, where every step re-reads the whole
-trajectory: GraphQuery only (the compact schema is in the context; with SchemaViewer too the
-model called it again and again, ~1.1k tokens each), three steps, short observations, and
-no prefetch, so only the model's own queries find facts."""
-STUDY_TABLES: Final = ("entities", "facts", "events", "turns")
-"""The tables (labels) the compact schema lists: everything the questions need."""
-
-HISTORY_NOTE: Final = (
-    "Facts are never overwritten: a property's value now is its fact with the latest t_from; "
-    "the older facts are its history."
-)
-"""Told to every arm: with rows oldest first the local model answered the oldest value to a
-question about now."""
-SQL_NOTES: Final = (
-    "Join facts.entity_id = entities.entity_id.",
-    "Times are TEXT 'YYYY-MM-DDTHH:MM:SS' (UTC): compare them as strings; date(), julianday() "
-    "and strftime() work on them.",
-    "facts.value_json is the value as canonical JSON text (a string value keeps its quotes: "
-    "'\"Paris\"').",
-)
-
-
-EXAMPLE_REQUEST: Final = "Every fact about Alice, oldest first"
-EXAMPLE_QUERIES: Final[dict[Language, str]] = {
-    "sql": "SELECT f.property, f.value_json, f.t_from, f.t_to FROM facts f JOIN entities e "
-    "ON e.entity_id = f.entity_id WHERE e.name = 'Alice' ORDER BY f.t_from",
-    "cypher": "MATCH (f:Fact)-[:ABOUT]->(e:Entity {name: 'Alice'}) "
-    "RETURN f.property, f.value_json, f.t_from, f.t_to ORDER BY f.t_from",
-}
-"""One worked query per language, the same request, shown to every arm (the text2cypher arm
-gets the Cypher one as its example): without it the local model wrote the same invented
-Cypher (``-[:HAS_PROPERTY]->``) in all three agent arms, SQL ones included, and repeated it
-after every error, so the study measured nothing but that."""
-
-
-def example_line(language: Language) -> str:
-    return f"Example ({EXAMPLE_REQUEST}): {EXAMPLE_QUERIES[language]}"
-
-
-def compact_schema(info: SchemaInfo, language: Language) -> str:
-    """The schema in a few lines, in the arm's language, from the same ``SchemaInfo`` that
-    SchemaViewer renders: tables (SQL) or labels and relationships (Cypher), then notes."""
-    tables = [t for t in info.tables if t.sql_table in STUDY_TABLES and t.kind != "relationship"]
-    if language == "sql":  # the same text on SQLite and through the shim on Neo4j
-        lines = ["Memory schema (SQL tables):"]
-        lines += [f"{t.sql_table}({', '.join(c.name for c in t.columns)})" for t in tables]
-        return "\n".join([*lines, *SQL_NOTES, HISTORY_NOTE, example_line(language)])
-    lines = ["Memory schema (Cypher labels):"]
-    lines += [f"(:{t.name} {{{', '.join(c.name for c in t.columns)}}})" for t in tables]
-    lines += [r.pattern for r in info.relations if "Fact" in r.pattern]
-    notes = [n for n in info.notes if "value_json" in n or n.startswith("Times")]
-    return "\n".join([*lines, *notes, HISTORY_NOTE, example_line(language)])
-
+"""Sized for the local 1.5B model on a shared 2-core CPU: GraphQuery only (the compact schema
+is in the context), three queries, short observations, and no prefetch, so only the model's
+own queries find facts."""
 
 # ---- the gold graph in each store ----
 
@@ -227,15 +180,16 @@ def agent_arm(
     backend: QueryBackend,
     language: Language,
     config: AgentConfig = AGENT_CONFIG,
-    react_program: Path | None = None,
+    program: Path | None = None,
 ) -> AgentArm:
-    """The agent arm ``name``: zero-shot, or with the loop's demos compiled at
-    ``react_program``."""
+    """The agent arm ``name``: zero-shot, or with the query-writing demos compiled at
+    ``program``."""
     recorder = Recorder()
     tools = recorder.wrap(build_tools(store, backend, None, config.tools, language=language))
     preamble = compact_schema(backend.schema(), language)
-    program = None if react_program is None else str(react_program)
-    config = config.model_copy(update={"context_preamble": preamble, "react_program": program})
+    compiled = None if program is None else str(program)
+    config = config.model_copy(update={"context_preamble": preamble, "query_program": compiled,
+                                       "query_language": language})  # fmt: skip
     return AgentArm(name, MemoryAgent(lm, store, tools, backend, None, config), recorder)
 
 
@@ -270,15 +224,13 @@ def open_stores(
             stores.neo4j.close()
 
 
-def build_agent_arm(
-    name: str, lm: Any, stores: Stores, react_program: Path | None = None
-) -> AgentArm:
-    """The agent arm ``name`` over the opened stores (with the compiled ``react_program``)."""
+def build_agent_arm(name: str, lm: Any, stores: Stores, program: Path | None = None) -> AgentArm:
+    """The agent arm ``name`` over the opened stores (with the compiled ``program``)."""
     kind, language = AGENT_ARMS[name]
     if kind == "sqlite" and stores.sqlite is not None and stores.sqlite_backend is not None:
         return agent_arm(name, lm, stores.sqlite, stores.sqlite_backend, language,
-                         react_program=react_program)  # fmt: skip
+                         program=program)  # fmt: skip
     if kind == "neo4j" and stores.neo4j is not None and stores.neo4j_backend is not None:
         return agent_arm(name, lm, stores.neo4j, stores.neo4j_backend, language,
-                         react_program=react_program)  # fmt: skip
+                         program=program)  # fmt: skip
     raise ValueError(f"arm {name!r} needs the {kind} store, which was not opened")

@@ -22,12 +22,10 @@ from pathlib import Path
 
 from rich.console import Console
 
-from apexmem_neo.agent.react_loop import ReactLoop
 from apexmem_neo.settings import Settings
 from apexmem_neo.tools.backend import Language, QueryBackend
 from benchmarks.query_languages.arms import (
     Stores,
-    build_agent_arm,
     delete_gold,
     open_stores,
 )
@@ -95,9 +93,7 @@ def write_programs(demos: Sequence[Demo], stores: Stores, out_dir: Path) -> None
     """Every arm's compiled file, each program built as the run builds the arm."""
     out_dir.mkdir(parents=True, exist_ok=True)
     for arm, language in AGENT_LANGUAGES.items():
-        agent = build_agent_arm(arm, None, stores).agent
-        program = compile_agent(ReactLoop(agent.tools, agent.config), demos, language)
-        program.save(str(out_dir / FILES[arm]))
+        compile_agent(demos, language).save(str(out_dir / FILES[arm]))
     assert stores.sqlite_backend is not None
     plain = text2sql_program(stores.sqlite_backend, stores.sqlite_backend.schema())
     compile_text2sql(plain, demos).save(str(out_dir / FILES["text2sql"]))

@@ -6,15 +6,14 @@ entity's name, or the city of a test count question). Each arm gets them with it
 reference query (``reference``), in the form its program takes, as DSPy LabeledFewShot
 compiles it (no LLM call):
 
-* agent arms: the loop's ``dspy.ReAct`` over the arm's own tools, its ``react`` step with one
-  demo per question: the question, its date and time hints and the empty trajectory of a
-  first step (not the context: the real call carries the same schema) -> a thought naming
-  the temporal rule, GraphQuery, ``{"query": ...}``;
+* agent arms: the query mode's ``QueryProgram``, its ``write`` step with one demo per
+  question: the question, its date and time hints, the language and no earlier attempt (not
+  the context: the real call carries the same schema) -> the query;
 * text2sql: its ``write_sql`` step: the dated question -> the SQL;
 * text2cypher: the retriever's ``examples``: ``USER INPUT: '<dated question>' QUERY: ...``.
 
 Only the query-writing step gets demos, in every arm: the one-shot arms' answer steps (and
-neo4j-graphrag's, which takes none) and the agent's final extract step answer from rows
+neo4j-graphrag's, which takes none) and the agent's answer step answer from rows
 without examples. ``compile`` writes the programs and a manifest naming the questions to
 ``compiled/s<seeds>/``; ``run`` loads them unless ``--zero-shot``, after checking that every
 demo is a train question of the run's own question set and names no test subject.
@@ -32,7 +31,7 @@ from typing import Any, Final
 import dspy
 from pydantic import BaseModel
 
-from apexmem_neo.agent.react_loop import ReactLoop, format_trajectory
+from apexmem_neo.agent.query_loop import NO_ATTEMPTS, QueryProgram
 from apexmem_neo.agent.timewords import hints_text, resolve_time_words
 from apexmem_neo.ontology.types import normalize_time
 from apexmem_neo.tools.backend import Language
@@ -43,25 +42,12 @@ from benchmarks.query_languages.split import held_out_subjects, select, subjects
 COMPILED_DIR: Final = Path(__file__).parent / "compiled"
 MANIFEST: Final = "manifest.json"
 PER_OP: Final = 1
-AGENT_STEP: Final = "react"
+AGENT_STEP: Final = "write"
 TEXT2SQL_STEP: Final = "write_sql"
 AGENT_LANGUAGES: Final[dict[str, Language]] = {
     "sqlite-sql": "sql", "neo4j-sql": "sql", "neo4j-cypher": "cypher",
 }  # fmt: skip
 FILES: Final = {arm: f"{arm}.json" for arm in (*AGENT_LANGUAGES, "text2sql", "text2cypher")}
-THOUGHTS: Final[dict[str, str]] = {
-    "current": "The value now is the fact with the latest t_from.",
-    "as_of": "The value on a date is the latest fact with t_from on or before that day.",
-    "since": "The current value holds since the t_from of the latest fact.",
-    "changed_to": "The change to that value is the first fact after the first one holding it.",
-    "duration_days": "It held from its fact's t_from until the next fact's: count the days.",
-    "salary_diff": "Take the salary on each date (latest fact up to it) and subtract.",
-    "count_distinct": "Count the distinct values of the property's facts.",
-    "count_changes": "Every fact after the first one is a change: count the facts minus one.",
-    "employer_city": "Find the employer on that date, then that company's headquarters_city.",
-    "count_current": "Count the entities whose latest fact of the property has that value.",
-}
-"""The agent demos' thoughts: the temporal rule of each op, the same in every agent arm."""
 
 
 @dataclass(frozen=True)
@@ -163,20 +149,16 @@ def agent_inputs(question: Question) -> dict[str, str]:
             "time_hints": hints_text(qdate, hints)}  # fmt: skip
 
 
-def react_example(demo: Demo, language: Language) -> dspy.Example:
-    """A first step of the loop: the question -> a thought and one GraphQuery call."""
-    return dspy.Example(
-        **agent_inputs(demo.question), trajectory=format_trajectory({}),
-        next_thought=THOUGHTS[demo.question.spec.op], next_tool_name="GraphQuery",
-        next_tool_args={"query": demo.query(language)},
-    )  # fmt: skip
+def query_example(demo: Demo, language: Language) -> dspy.Example:
+    """A first attempt of the query mode: the question -> the reference query."""
+    return dspy.Example(**agent_inputs(demo.question), language=language,
+                        attempts=NO_ATTEMPTS, query=demo.query(language))  # fmt: skip
 
 
-def compile_agent(loop: ReactLoop, demos: Sequence[Demo], language: Language) -> dspy.Module:
-    """The ``dspy.ReAct`` of ``loop`` (built over the arm's tools, without a compiled program)
-    with the demos on its react step."""
-    examples = [react_example(d, language) for d in demos]
-    return labeled(loop.react, examples, AGENT_STEP)
+def compile_agent(demos: Sequence[Demo], language: Language) -> dspy.Module:
+    """The query mode's program with the demos on its query-writing step."""
+    examples = [query_example(d, language) for d in demos]
+    return labeled(QueryProgram(), examples, AGENT_STEP)
 
 
 def text2sql_example(demo: Demo) -> dspy.Example:

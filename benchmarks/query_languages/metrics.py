@@ -139,7 +139,8 @@ def pair_calls(result: AgentResult, outputs: Sequence[tuple[str, str]]) -> list[
     A step whose call never reached the tool (arguments the tool's schema rejected, an
     unknown tool name) has no recorded output and counts as ``bad tool call``.
     """
-    steps = [s for s in result.trace if s.phase == "react" and s.tool and s.tool != "finish"]
+    steps = [s for s in result.trace
+             if s.phase in ("react", "query") and s.tool and s.tool != "finish"]  # fmt: skip
     calls: list[CallRecord] = []
     j = 0
     for step in steps:

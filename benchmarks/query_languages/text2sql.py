@@ -29,7 +29,7 @@ from apexmem_neo.llm import SchemaJSONAdapter
 from apexmem_neo.tools import QueryBackend, QueryLimits, QueryResult, ToolError
 from apexmem_neo.tools import markdown as tool_markdown
 from apexmem_neo.tools.backend import SchemaInfo
-from benchmarks.query_languages.arms import compact_schema
+from apexmem_neo.tools.compact_schema import compact_schema
 from benchmarks.query_languages.judge import is_correct
 from benchmarks.query_languages.metrics import (
     CallRecord,

@@ -79,3 +79,27 @@ def test_react_loop_runs_tools_and_returns_a_traced_answer(
     assert res.trace[-1].phase == "extract" and all(s.seconds >= 0 for s in res.trace)
     assert res.tokens["total_tokens"] > 0 and res.llm_calls == len(react) + 1
     assert all(e.turn_id.startswith("alice_turn_") for e in res.evidence)
+
+
+@pytest.mark.timeout(3000)
+def test_query_mode_writes_sql_and_answers_from_its_rows(lm_api_base: str, tmp_path: Path) -> None:
+    # The query mode on SQLite: the model writes SQL over the compact schema, GraphQuery runs
+    # it (rewritten after an error or no rows), and the answer comes from the rows.
+    path = tmp_path / "alice.sqlite"
+    store: SQLiteGraphStore = alice_store(path)
+    backend = SQLiteQueryBackend(path)
+    config = CONFIG.model_copy(update={"mode": "query", "tools": ("GraphQuery",),
+                                       "max_tool_calls": 2, "prefetch_entities": 0})  # fmt: skip
+    lm = make_lm(MODEL, lm_api_base, "local", max_tokens=200, timeout=1500)
+    tools = build_tools(store, backend, names=config.tools)
+    agent = MemoryAgent(lm, store, tools, backend, None, config)
+    try:
+        res = agent.ask("What is Alice's favourite restaurant now?", "2024-04-01")
+    finally:
+        store.close()
+    assert res.error is None, res.error
+    queries = [s for s in res.trace if s.phase == "query" and s.tool == "GraphQuery"]
+    assert res.mode == "query" and 1 <= res.tool_calls == len(queries) <= 2
+    assert all(q.args["query"].lstrip().upper().startswith(("SELECT", "WITH")) for q in queries)
+    assert res.trace[-1].phase == "extract" and res.llm_calls == len(res.trace)
+    assert "sakura sushi" in res.answer.lower(), (res.answer, [q.args for q in queries])

@@ -103,18 +103,14 @@ def test_the_neo4j_agent_arms_show_their_demos_and_query_the_graph(
     language = AGENT_LANGUAGES[arm]
     question = select(questions, "test")[0]
     query = reference_query(question, language, {e.entity_id: e.name for e in gold.entities})
-    lm = DummyLM([
-        {"next_thought": "one query", "next_tool_name": "GraphQuery",
-         "next_tool_args": {"query": query}},
-        {"next_thought": "done", "next_tool_name": "finish", "next_tool_args": {}},
-        {"reasoning": "the row", "answer": question.gold, "evidence_turn_ids": []},
-    ], adapter=dspy.JSONAdapter())  # fmt: skip
+    lm = DummyLM([{"query": query}, {"answer": question.gold, "evidence_turn_ids": []}],
+                 adapter=dspy.JSONAdapter())  # fmt: skip
     compiled = compiled_dir(seeds) / FILES[arm]
     record = build_agent_arm(arm, lm, stores, compiled).ask(question)
     assert record.correct and record.calls[0].ok and record.calls[0].error_class is None
-    demos = json.loads(compiled.read_text())["react"]["demos"]
+    demos = json.loads(compiled.read_text())["write"]["demos"]
     first = prompt_of(lm.history[0])
-    assert all(json.dumps(d["next_tool_args"]["query"])[1:-1] in first for d in demos)
+    assert all(json.dumps(d["query"])[1:-1] in first for d in demos)
     assert question.text in first
 
 

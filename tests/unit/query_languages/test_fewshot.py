@@ -16,7 +16,7 @@ from dspy.utils import DummyLM
 from neo4j import GraphDatabase
 
 from apexmem_neo.agent import build_tools
-from apexmem_neo.agent.react_loop import ReactLoop
+from apexmem_neo.agent.query_loop import QueryLoop
 from apexmem_neo.errors import ApexMemError
 from apexmem_neo.llm import SchemaJSONAdapter
 from apexmem_neo.ontology import GraphBatch
@@ -27,7 +27,6 @@ from benchmarks.query_languages.arms import AGENT_CONFIG, Stores, build_agent_ar
 from benchmarks.query_languages.fewshot import (
     AGENT_LANGUAGES,
     FILES,
-    THOUGHTS,
     Demo,
     LeakError,
     agent_inputs,
@@ -132,13 +131,11 @@ def test_the_shipped_demos_are_what_the_code_makes(seeds: list[int]) -> None:
     assert text2sql["answer"]["demos"] == []
     for arm, language in AGENT_LANGUAGES.items():
         state = json.loads((directory / FILES[arm]).read_text())
-        shipped = state["react"]["demos"]
-        assert [d["next_tool_args"] for d in shipped] == [
-            {"query": d.query(language)} for d in demos
-        ]
-        assert [d["next_thought"] for d in shipped] == [THOUGHTS[d.question.spec.op] for d in demos]
+        shipped = state["write"]["demos"]
+        assert [d["query"] for d in shipped] == [d.query(language) for d in demos]
+        assert {d["language"] for d in shipped} == {language}
         assert [d["question"] for d in shipped] == [d.question.text for d in demos]
-        assert state["extract.predict"]["demos"] == []
+        assert state["answer"]["demos"] == []
 
 
 def test_demos_of_another_seed_set_or_naming_a_test_entity_are_refused(tmp_path: Path) -> None:
@@ -164,16 +161,15 @@ def test_the_agent_demo_inputs_are_the_agents_own(stores: Stores) -> None:
         assert {k: v for k, v in inputs.items() if k != "context"} == agent_inputs(q)
 
 
-def finish_lm() -> DummyLM:
-    """A model that finishes at once, then answers: enough to see the loop's first prompt."""
-    step = {"next_thought": "t", "next_tool_name": "finish", "next_tool_args": {}}
-    extract = {"reasoning": "r", "answer": "unknown", "evidence_turn_ids": []}
-    return DummyLM([step, extract], adapter=dspy.JSONAdapter())
+def one_query_lm() -> DummyLM:
+    """A model that writes one query, then answers: enough to see the loop's first prompt."""
+    answer = {"answer": "unknown", "evidence_turn_ids": []}
+    return DummyLM([{"query": "SELECT 1"}, answer], adapter=dspy.JSONAdapter())
 
 
 def test_the_sqlite_sql_arm_carries_its_demos(stores: Stores) -> None:
     question = select(load_questions(), "test")[0]
-    lm = finish_lm()
+    lm = one_query_lm()
     arm = build_agent_arm("sqlite-sql", lm, stores, compiled_dir([7]) / FILES["sqlite-sql"])
     arm.ask(question)
     step, extract = (prompt_of(h) for h in lm.history)
@@ -181,26 +177,24 @@ def test_the_sqlite_sql_arm_carries_its_demos(stores: Stores) -> None:
     assert all(as_shown(d.sql) in step and d.question.text in step for d in demos)
     assert step.count("This is an example of the task") == len(demos)
     assert as_shown(demos[0].sql) not in extract
-    zero = finish_lm()
+    zero = one_query_lm()
     build_agent_arm("sqlite-sql", zero, stores).ask(question)
     assert "This is an example of the task" not in prompt_of(zero.history[0])
 
 
 @pytest.mark.parametrize("arm", ["neo4j-sql", "neo4j-cypher"])
 def test_the_neo4j_agent_programs_load_into_their_loop(arm: str) -> None:
-    """The loop over the arm's own GraphQuery (its description says Neo4j and the arm's
-    language) takes the arm's file and no other; the model then sees the demos. No query
-    runs, so a driver that never connects is enough."""
+    """The query loop over the arm's own GraphQuery takes the arm's file; the model then sees
+    its demos. The one query fails (a driver that never connects is enough) and the budget
+    of one call ends the loop."""
     language: Language = AGENT_LANGUAGES[arm]
     driver = GraphDatabase.driver("bolt://127.0.0.1:1", auth=None)
     backend = Neo4jQueryBackend(driver)
     tools = build_tools(Neo4jGraphStore(driver), backend, None, ("GraphQuery",), language=language)
     directory = compiled_dir([7])
-    with pytest.raises(ApexMemError, match="compiled for another prompt"):
-        ReactLoop(tools, AGENT_CONFIG.model_copy(update={"react_program": str(
-            directory / FILES["sqlite-sql"])}))  # fmt: skip
-    config = AGENT_CONFIG.model_copy(update={"react_program": str(directory / FILES[arm])})
-    loop, lm = ReactLoop(tools, config), finish_lm()
+    config = AGENT_CONFIG.model_copy(update={"query_program": str(directory / FILES[arm]),
+                                             "max_tool_calls": 1})  # fmt: skip
+    loop, lm = QueryLoop(tools, config, language), one_query_lm()
     question = select(load_questions(), "test")[0]
     inputs = {**agent_inputs(question), "context": "schema"}
     with dspy.context(lm=lm, adapter=SchemaJSONAdapter()), dspy.track_usage() as tracker:

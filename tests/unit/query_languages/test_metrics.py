@@ -13,15 +13,9 @@ from dspy.utils import DummyLM
 
 from apexmem_neo.store.sqlite import SQLiteGraphStore
 from apexmem_neo.tools import SQLiteQueryBackend
+from apexmem_neo.tools.compact_schema import EXAMPLE_QUERIES, compact_schema
 from apexmem_neo.tools.graph_query import run_graph_query
-from benchmarks.query_languages.arms import (
-    AGENT_CONFIG,
-    EXAMPLE_QUERIES,
-    AgentArm,
-    agent_arm,
-    compact_schema,
-    sqlite_gold,
-)
+from benchmarks.query_languages.arms import AGENT_CONFIG, AgentArm, agent_arm, sqlite_gold
 from benchmarks.query_languages.generate import load_gold
 from benchmarks.query_languages.metrics import (
     FAILURE_CLASSES,
@@ -53,17 +47,11 @@ def store(tmp_path: Path) -> Iterator[tuple[SQLiteGraphStore, SQLiteQueryBackend
     s.close()
 
 
-def step(tool: str, args: dict[str, Any]) -> dict[str, Any]:
-    return {"next_thought": f"use {tool}", "next_tool_name": tool, "next_tool_args": args}
-
-
 def scripted_arm(
     store: tuple[SQLiteGraphStore, SQLiteQueryBackend], answers: list[Any]
 ) -> AgentArm:
     lm = DummyLM(answers, adapter=dspy.JSONAdapter())
-    config = AGENT_CONFIG.model_copy(update={"tools": ("SchemaViewer", "GraphQuery"),
-                                             "max_iters": 5, "max_tool_calls": 5})  # fmt: skip
-    return agent_arm("sqlite-sql", lm, store[0], store[1], "sql", config)
+    return agent_arm("sqlite-sql", lm, store[0], store[1], "sql", AGENT_CONFIG)
 
 
 def test_classify_tool_outputs() -> None:
@@ -93,25 +81,23 @@ def test_record_from_a_scripted_agent_with_a_recovery(
     store: tuple[SQLiteGraphStore, SQLiteQueryBackend],
 ) -> None:
     answers = [
-        step("GraphQuery", {"query": "SELECT nam FROM entities", "language": "sql"}),
-        step("SchemaViewer", {}),
-        step("GraphQuery", {"query": GOOD_SQL, "language": "sql"}),
-        step("finish", {}),
-        {"reasoning": "r", "answer": str(GOLD_FACT.value), "evidence_turn_ids": []},
+        {"query": "SELECT nam FROM entities"},
+        {"query": GOOD_SQL},
+        {"answer": str(GOLD_FACT.value), "evidence_turn_ids": []},
     ]
     arm = scripted_arm(store, answers)
     record = arm.ask(QUESTION)
     prompt = str(arm.agent.lm.history[0]["messages"])
     assert "Memory schema (SQL tables):" in prompt and "facts(fact_id, entity_id" in prompt
-    assert record.correct and record.error is None and record.tool_calls == 3
-    assert [c.tool for c in record.calls] == ["GraphQuery", "SchemaViewer", "GraphQuery"]
-    assert [c.ok for c in record.calls] == [False, True, True]
+    assert record.correct and record.error is None and record.tool_calls == 2
+    assert [c.tool for c in record.calls] == ["GraphQuery", "GraphQuery"]
+    assert [c.ok for c in record.calls] == [False, True]
     assert record.calls[0].error_class == "unknown name"
-    assert str(GOLD_FACT.value) in record.calls[2].output_head
+    assert str(GOLD_FACT.value) in record.calls[1].output_head
     figures = aggregate([record])
     assert figures["query_success_pct"] == 50.0 and figures["first_try_success_pct"] == 0.0
     assert figures["recovery_pct"] == 100.0
-    assert figures["next_tool_after_error"] == {"SchemaViewer": 1}
+    assert figures["next_tool_after_error"] == {"GraphQuery": 1}
     assert figures["error_classes"] == {"unknown name": 1} and figures["accuracy_pct"] == 100.0
 
 
@@ -135,19 +121,12 @@ def test_the_error_table_classifies_stored_outputs_again() -> None:
     }  # fmt: skip
 
 
-def test_rejected_arguments_count_as_a_bad_call(
+def test_a_reply_without_a_query_counts_as_no_query(
     store: tuple[SQLiteGraphStore, SQLiteQueryBackend],
 ) -> None:
-    answers = [
-        step("GraphQuery", {"sql": GOOD_SQL}),
-        step("finish", {}),
-        {"reasoning": "r", "answer": "I do not know", "evidence_turn_ids": []},
-    ]
-    record = scripted_arm(store, answers).ask(QUESTION)
-    assert not record.correct
-    assert [(c.tool, c.ok, c.error_class) for c in record.calls] == [
-        ("GraphQuery", False, "bad tool call")
-    ]
+    record = scripted_arm(store, [{"sql": GOOD_SQL}]).ask(QUESTION)
+    assert not record.correct and record.calls == [] and record.error == "no query was written"
+    assert record.step_errors and aggregate([record])["no_query_pct"] == 100.0
 
 
 def test_aggregate_over_several_records() -> None:

@@ -145,12 +145,12 @@ def test_build_arms_over_sqlite_for_a_model(settings: Settings, tmp_path: Path) 
             arms["text2sql"], Text2SQLArm
         )
         assert arms["text2sql"].lm.model == "b/y" and arms["sqlite-sql"].agent.lm.model == "b/y"
-        assert arms["sqlite-sql"].agent.config.react_program is None
+        assert arms["sqlite-sql"].agent.config.query_program is None
         assert arms["text2sql"].program.write_sql.demos == []
         compiled = compiled_dir([7])
         arms = build_arms(["sqlite-sql", "text2sql"], "b/y", settings, stores, None, compiled)
         demos = len(read_manifest(compiled).demos)
-        assert arms["sqlite-sql"].agent.config.react_program == str(compiled / "sqlite-sql.json")
+        assert arms["sqlite-sql"].agent.config.query_program == str(compiled / "sqlite-sql.json")
         assert len(arms["text2sql"].program.write_sql.demos) == demos
 
 

@@ -14,7 +14,8 @@ from dspy.teleprompt import LabeledFewShot
 from dspy.utils import DummyLM
 
 from apexmem_neo.tools import QueryResult, SQLiteQueryBackend
-from benchmarks.query_languages.arms import EXAMPLE_QUERIES, sqlite_gold
+from apexmem_neo.tools.compact_schema import EXAMPLE_QUERIES
+from benchmarks.query_languages.arms import sqlite_gold
 from benchmarks.query_languages.generate import load_gold
 from benchmarks.query_languages.metrics import aggregate, failure_class
 from benchmarks.query_languages.questions import Question, Spec

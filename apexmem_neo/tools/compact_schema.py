@@ -1,0 +1,58 @@
+"""The memory schema in a few lines, in one query language, with the notes and the worked
+example a small model needs to write a first query right (SchemaViewer's full markdown is
+several times longer). The query mode puts it before the agent's context; the SQL-vs-Cypher
+study gives it to every arm."""
+
+from __future__ import annotations
+
+from typing import Final
+
+from apexmem_neo.tools.backend import Language, SchemaInfo
+
+COMPACT_TABLES: Final = ("entities", "facts", "events", "turns")
+"""The tables (labels) the compact schema lists: what questions about facts and turns need."""
+
+HISTORY_NOTE: Final = (
+    "Facts are never overwritten: a property's value now is its fact with the latest t_from; "
+    "the older facts are its history."
+)
+"""With rows oldest first and no such note, the local model answered the oldest value to a
+question about now."""
+SQL_NOTES: Final = (
+    "Join facts.entity_id = entities.entity_id.",
+    "Times are TEXT 'YYYY-MM-DDTHH:MM:SS' (UTC): compare them as strings; date(), julianday() "
+    "and strftime() work on them.",
+    "facts.value_json is the value as canonical JSON text (a string value keeps its quotes: "
+    "'\"Paris\"').",
+)
+
+
+EXAMPLE_REQUEST: Final = "Every fact about Alice, oldest first"
+EXAMPLE_QUERIES: Final[dict[Language, str]] = {
+    "sql": "SELECT f.property, f.value_json, f.t_from, f.t_to FROM facts f JOIN entities e "
+    "ON e.entity_id = f.entity_id WHERE e.name = 'Alice' ORDER BY f.t_from",
+    "cypher": "MATCH (f:Fact)-[:ABOUT]->(e:Entity {name: 'Alice'}) "
+    "RETURN f.property, f.value_json, f.t_from, f.t_to ORDER BY f.t_from",
+}
+"""One worked query per language, for the same request: without it the local model wrote
+the same invented Cypher (``-[:HAS_PROPERTY]->``) whatever the language, SQL included, and
+repeated it after every error."""
+
+
+def example_line(language: Language) -> str:
+    return f"Example ({EXAMPLE_REQUEST}): {EXAMPLE_QUERIES[language]}"
+
+
+def compact_schema(info: SchemaInfo, language: Language) -> str:
+    """The schema in a few lines, in the arm's language, from the same ``SchemaInfo`` that
+    SchemaViewer renders: tables (SQL) or labels and relationships (Cypher), then notes."""
+    tables = [t for t in info.tables if t.sql_table in COMPACT_TABLES and t.kind != "relationship"]
+    if language == "sql":  # the same text on SQLite and through the shim on Neo4j
+        lines = ["Memory schema (SQL tables):"]
+        lines += [f"{t.sql_table}({', '.join(c.name for c in t.columns)})" for t in tables]
+        return "\n".join([*lines, *SQL_NOTES, HISTORY_NOTE, example_line(language)])
+    lines = ["Memory schema (Cypher labels):"]
+    lines += [f"(:{t.name} {{{', '.join(c.name for c in t.columns)}}})" for t in tables]
+    lines += [r.pattern for r in info.relations if "Fact" in r.pattern]
+    notes = [n for n in info.notes if "value_json" in n or n.startswith("Times")]
+    return "\n".join([*lines, *notes, HISTORY_NOTE, example_line(language)])

@@ -1,0 +1,142 @@
+"""The agent's query mode with a scripted DummyLM over the Alice store: write, run, rewrite
+on an error or no rows, answer from the rows; its budget, repeats and compiled demos."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import dspy
+import pytest
+from dspy.utils import DummyLM
+
+from apexmem_neo.agent import AgentConfig, MemoryAgent, build_tools
+from apexmem_neo.agent.query_loop import QueryProgram, failed, strip_fence
+from apexmem_neo.errors import ApexMemError
+from apexmem_neo.store.sqlite import SQLiteGraphStore
+from apexmem_neo.tools import SQLiteQueryBackend
+
+GOOD = (
+    "SELECT f.value_json, f.t_from FROM facts f WHERE f.property = 'favourite_restaurant' "
+    "ORDER BY f.t_from DESC LIMIT 1"
+)
+EMPTY = "SELECT value_json FROM facts WHERE property = 'favorite_food'"
+BROKEN = "SELECT value_json FROM factz"
+ANSWER = {"answer": "Sakura Sushi", "evidence_turn_ids": []}
+
+
+class RecordingLM(DummyLM):  # type: ignore[misc]
+    """DummyLM that keeps every prompt it was sent (DummyLM itself keeps only replies)."""
+
+    def __init__(self, answers: list[dict[str, Any]]) -> None:
+        super().__init__(answers, adapter=dspy.JSONAdapter())
+        self.prompts: list[str] = []
+
+    def __call__(self, prompt: Any = None, messages: Any = None, **kwargs: Any) -> Any:
+        self.prompts.append("\n".join(str(m.get("content", "")) for m in messages or []))
+        return super().__call__(prompt=prompt, messages=messages, **kwargs)
+
+
+def query_agent(
+    store: SQLiteGraphStore, backend: SQLiteQueryBackend, lm: DummyLM, **config: Any
+) -> MemoryAgent:
+    tools = build_tools(store, backend, None, ("GraphQuery",))
+    settings = AgentConfig(mode="query", prefetch_entities=0, prefetch_turns=0, **config)
+    return MemoryAgent(lm, store, tools, backend, None, settings)
+
+
+def test_a_good_first_query_is_answered_from_its_rows(
+    store: SQLiteGraphStore, backend: SQLiteQueryBackend
+) -> None:
+    lm = RecordingLM([{"query": f"```sql\n{GOOD}\n```"}, ANSWER])
+    res = query_agent(store, backend, lm).ask("Alice's favourite restaurant now?", "2024-06-01")
+    assert res.mode == "query" and res.answer == "Sakura Sushi" and res.error is None
+    assert [s.phase for s in res.trace] == ["query", "extract"]
+    assert res.trace[0].tool == "GraphQuery" and res.trace[0].args == {"query": GOOD}
+    assert res.tool_calls == 1 and res.llm_calls == 2
+    write, answer = lm.prompts
+    assert "Memory schema (SQL tables):" in write and "facts(" in write  # the compact schema
+    assert "Sakura Sushi" in answer and GOOD in answer  # the rows and the query reach it
+
+
+def test_an_error_and_an_empty_result_are_rewritten_with_the_attempts_shown(
+    store: SQLiteGraphStore, backend: SQLiteQueryBackend
+) -> None:
+    lm = RecordingLM([{"query": BROKEN}, {"query": EMPTY}, {"query": GOOD}, ANSWER])
+    res = query_agent(store, backend, lm).ask("Favourite restaurant?", "2024-06-01")
+    assert res.answer == "Sakura Sushi" and res.tool_calls == 3
+    assert [s.args["query"] for s in res.trace if s.phase == "query"] == [BROKEN, EMPTY, GOOD]
+    assert "1. " + BROKEN in lm.prompts[1] and "## Error:" in lm.prompts[1]
+    assert "2. " + EMPTY in lm.prompts[2] and "**0 rows.**" in lm.prompts[2]
+
+
+def test_the_budget_bounds_the_rewrites_and_the_last_rows_are_answered(
+    store: SQLiteGraphStore, backend: SQLiteQueryBackend
+) -> None:
+    nothing = {"answer": "unknown", "evidence_turn_ids": []}
+    lm = RecordingLM([{"query": BROKEN}, {"query": EMPTY}, nothing])
+    res = query_agent(store, backend, lm, max_tool_calls=2).ask("Favourite food?")
+    assert res.tool_calls == 2 and res.answer == "unknown"
+    assert "**0 rows.**" in lm.prompts[-1]  # the answer step sees the last query's output
+
+
+def test_a_repeated_query_is_not_run_again(
+    store: SQLiteGraphStore, backend: SQLiteQueryBackend
+) -> None:
+    lm = RecordingLM(
+        [{"query": EMPTY}, {"query": EMPTY}, {"answer": "none", "evidence_turn_ids": []}]
+    )
+    res = query_agent(store, backend, lm).ask("Favourite food?")
+    assert res.tool_calls == 1 and [s.phase for s in res.trace] == ["query", "query", "extract"]
+    assert res.trace[1].tool is None
+
+
+def test_an_unparseable_first_reply_is_an_error_in_the_result(
+    store: SQLiteGraphStore, backend: SQLiteQueryBackend
+) -> None:
+    lm = DummyLM([{"nothing": "here"}], adapter=dspy.JSONAdapter())
+    res = query_agent(store, backend, lm).ask("Favourite food?")
+    assert res.error == "no query was written" and res.trace[0].error
+
+
+def test_cypher_is_asked_for_when_configured(
+    store: SQLiteGraphStore, backend: SQLiteQueryBackend
+) -> None:
+    lm = RecordingLM([{"query": "MATCH (n) RETURN n"}, ANSWER])
+    query_agent(store, backend, lm, query_language="cypher").ask("x?")
+    assert "Memory schema (Cypher labels):" in lm.prompts[0]
+
+
+def test_compiled_demos_load_and_a_stale_file_is_refused(
+    store: SQLiteGraphStore, backend: SQLiteQueryBackend, tmp_path: Path
+) -> None:
+    program = QueryProgram()
+    program.write.demos = [dspy.Example(question="Where is Bob now?", query=GOOD)]
+    path = tmp_path / "query.json"
+    program.save(str(path))
+    lm = RecordingLM([{"query": GOOD}, ANSWER])
+    query_agent(store, backend, lm, query_program=str(path)).ask("x?")
+    assert "Where is Bob now?" in lm.prompts[0]
+    stale = path.read_text().replace("Write one read-only query", "Write a query")
+    path.write_text(stale)
+    with pytest.raises(ApexMemError, match="another prompt"):
+        query_agent(store, backend, lm, query_program=str(path))
+
+
+def test_the_query_mode_needs_graph_query(store: SQLiteGraphStore) -> None:
+    with pytest.raises(ApexMemError, match="GraphQuery"):
+        MemoryAgent(DummyLM([]), store, {}, None, None, AgentConfig(mode="query"))
+
+
+@pytest.mark.parametrize(
+    ("output", "worth_retry"),
+    [("## Error: Query failed\n\nno such table", True), ("**0 rows.**\nColumns: a.", True),
+     ("Ran as cypher:\n```\nX\n```\n\n**0 rows.**", True), ("**1 row.**\n\n| a |", False)],
+)  # fmt: skip
+def test_failed_outputs(output: str, worth_retry: bool) -> None:
+    assert failed(output) is worth_retry
+
+
+def test_strip_fence() -> None:
+    assert strip_fence("```sql\nSELECT 1\n```") == "SELECT 1"
+    assert strip_fence("  MATCH (n) RETURN n ") == "MATCH (n) RETURN n"
