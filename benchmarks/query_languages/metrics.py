@@ -12,8 +12,10 @@ by these rules, in this order:
 * no query ran: the class of the last failed query, as syntax (a parse error or a construct
   the tool does not support), unknown label/table/property, refused by the guard, timeout,
   or query error, other (a runtime or parameter error);
-* a query ran, so its shape is judged (the queries that ran, read as text with the values
-  of their parameters):
+* a query ran and the last one's first rows hold the gold answer: rows held the answer (the
+  query was right; the answer step misread it);
+* otherwise the shape of the queries that ran is judged (read as text with the values of
+  their parameters):
   wrong join or direction: a Cypher pattern walks a relationship against the schema's
   direction, a SQL join equates different id columns (``f.fact_id = e.entity_id``), or a
   join question never reached the company's ``headquarters_city``;
@@ -127,10 +129,30 @@ def classify_exception(exc: Exception) -> str:
     return "runtime error"
 
 
+OUTPUT_HEAD_CHARS: Final = 300
+
+
+def rows_head(count: int, rows: str) -> str:
+    """A one-shot arm's call output as recorded: its row count, then the rows' first
+    characters (the taxonomy looks for the gold answer in them)."""
+    return f"{count} rows\n{rows}"[:OUTPUT_HEAD_CHARS]
+
+
 def call_record(tool: str, args: dict[str, Any], output: str) -> CallRecord:
     cls = classify(output) if tool in QUERY_TOOLS else None
     ok = cls is None or cls == "empty result"
-    return CallRecord(tool=tool, args=args, output_head=output[:300], ok=ok, error_class=cls)
+    head = result_part(output)[:OUTPUT_HEAD_CHARS]
+    return CallRecord(tool=tool, args=args, output_head=head, ok=ok, error_class=cls)
+
+
+def result_part(output: str) -> str:
+    """GraphQuery's output from its row count on: the shim's translation, which comes first
+    and can fill the recorded head, is left out (the rows matter to the taxonomy)."""
+    if output.startswith("Ran as"):
+        start = output.find("\n**")
+        if start >= 0:
+            return output[start + 1 :]
+    return output
 
 
 def pair_calls(result: AgentResult, outputs: Sequence[tuple[str, str]]) -> list[CallRecord]:
@@ -260,8 +282,8 @@ def by_kind(records: Sequence[QuestionRecord]) -> dict[str, list[QuestionRecord]
 
 FAILURE_CLASSES: Final = (
     "no query", "syntax", "unknown label/table/property", "refused by the guard", "timeout",
-    "query error, other", "wrong join or direction", "wrong temporal logic",
-    "wrong answer, other",
+    "query error, other", "rows held the answer", "wrong join or direction",
+    "wrong temporal logic", "wrong answer, other",
 )  # fmt: skip
 FAILED_QUERY: Final = {
     "parse error": "syntax",
@@ -303,6 +325,17 @@ def _reversed_hop(query: str) -> bool:
     return False
 
 
+def rows_hold_gold(rec: QuestionRecord, queries: list[CallRecord]) -> bool:
+    """True when the last query that ran returned the gold answer in its first rows (a
+    date may carry its time of day): the query was right and the answer step misread it."""
+    last = next((c for c in reversed(queries) if c.ok and c.error_class is None), None)
+    if last is None or not rec.gold.strip():
+        return False
+    rows = last.output_head.partition("\n")[2].lower()  # past the row count
+    after = r"(?![\w-])" if rec.answer_type != "date" else r"(?![\d-])"
+    return re.search(rf"(?<![\w-]){re.escape(rec.gold.strip().lower())}{after}", rows) is not None
+
+
 def _wrong_join(rec: QuestionRecord, texts: list[str]) -> bool:
     if any(_reversed_hop(t) for t in texts):
         return True
@@ -335,6 +368,8 @@ def failure_class(rec: QuestionRecord) -> str | None:
     ran = [_query_text(c) for c in queries if c.ok]
     if not ran:
         return FAILED_QUERY.get(_error_class(queries[-1]) or "", "query error, other")
+    if rows_hold_gold(rec, queries):
+        return "rows held the answer"
     if _wrong_join(rec, ran):
         return "wrong join or direction"
     if _wrong_time(rec, ran):

@@ -28,7 +28,12 @@ from apexmem_neo.tools.backend import SchemaInfo
 from apexmem_neo.tools.compact_schema import EXAMPLE_QUERIES, EXAMPLE_REQUEST, HISTORY_NOTE
 from benchmarks.query_languages.fewshot import cypher_example
 from benchmarks.query_languages.judge import is_correct
-from benchmarks.query_languages.metrics import CallRecord, QuestionRecord, classify_exception
+from benchmarks.query_languages.metrics import (
+    CallRecord,
+    QuestionRecord,
+    classify_exception,
+    rows_head,
+)
 from benchmarks.query_languages.questions import Question, dated_text
 
 ARM = "text2cypher"
@@ -111,10 +116,11 @@ class Text2CypherArm:
             answer = result.answer
             context = result.retriever_result
             cypher = context.metadata.get("cypher", "") if context and context.metadata else ""
-            rows = len(context.items) if context else 0
+            items = context.items if context else []
+            shown = "\n".join(str(item.content) for item in items)
             call = CallRecord(tool="Text2Cypher", args={"query": cypher},
-                              output_head=f"{rows} rows", ok=True,
-                              error_class=None if rows else "empty result")  # fmt: skip
+                              output_head=rows_head(len(items), shown), ok=True,
+                              error_class=None if items else "empty result")  # fmt: skip
         except Exception as exc:  # every failure of the pipeline is a result of this arm
             error = f"{type(exc).__name__}: {exc}"[:800]
             call = CallRecord(tool="Text2Cypher", output_head=error[:300], ok=False,

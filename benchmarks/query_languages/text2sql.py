@@ -36,6 +36,7 @@ from benchmarks.query_languages.metrics import (
     QuestionRecord,
     classify,
     classify_exception,
+    rows_head,
 )
 from benchmarks.query_languages.questions import Question, dated_text
 
@@ -93,8 +94,9 @@ def run_sql(backend: QueryBackend, sql: str, limits: QueryLimits) -> QueryResult
 
 class Text2SQL(dspy.Module):  # type: ignore[misc]
     """question -> SQL -> rows -> answer over ``backend``; the prediction carries
-    ``sql_query``, ``rows`` (None when the query failed), ``query_error`` (the tool's
-    "## Error:" markdown, or None) and ``answer`` (empty when the query failed)."""
+    ``sql_query``, ``rows`` (None when the query failed), ``context`` (the rows as the answer
+    step read them), ``query_error`` (the tool's "## Error:" markdown, or None) and ``answer``
+    (empty when the query failed)."""
 
     def __init__(
         self, backend: QueryBackend, sql_schema: str, limits: QueryLimits = LIMITS
@@ -113,10 +115,12 @@ class Text2SQL(dspy.Module):  # type: ignore[misc]
             result = run_sql(self.backend, sql, self.limits)
         except ToolError as exc:
             failed = tool_markdown.error(exc)
-            return dspy.Prediction(sql_query=sql, rows=None, query_error=failed, answer="")
-        answer = self.answer(context=records_text(result), question=question).answer
-        return dspy.Prediction(sql_query=sql, rows=len(result.rows), query_error=None,
-                               answer=str(answer))  # fmt: skip
+            return dspy.Prediction(sql_query=sql, rows=None, context="", query_error=failed,
+                                   answer="")  # fmt: skip
+        context = records_text(result)
+        answer = self.answer(context=context, question=question).answer
+        return dspy.Prediction(sql_query=sql, rows=len(result.rows), context=context,
+                               query_error=None, answer=str(answer))  # fmt: skip
 
 
 def text2sql_program(
@@ -148,8 +152,8 @@ def sql_call(prediction: dspy.Prediction) -> CallRecord:
         return CallRecord(tool=TOOL, args=args, output_head=failed[:300], ok=False,
                           error_class=classify(failed))  # fmt: skip
     rows = int(prediction.rows)
-    return CallRecord(tool=TOOL, args=args, output_head=f"{rows} rows", ok=True,
-                      error_class=None if rows else "empty result")  # fmt: skip
+    return CallRecord(tool=TOOL, args=args, output_head=rows_head(rows, prediction.context),
+                      ok=True, error_class=None if rows else "empty result")  # fmt: skip
 
 
 def error_line(failed: str) -> str:

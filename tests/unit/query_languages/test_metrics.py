@@ -22,9 +22,11 @@ from benchmarks.query_languages.metrics import (
     CallRecord,
     QuestionRecord,
     aggregate,
+    call_record,
     classify,
     failure_class,
     failure_counts,
+    rows_head,
 )
 from benchmarks.query_languages.questions import Question, Spec
 
@@ -250,3 +252,17 @@ def test_taxonomy_counts_wrong_answers_only_in_class_order() -> None:
     assert failure_counts(records) == {"no query": 2, "wrong answer, other": 1}
     assert list(aggregate(records)["failure_classes"]) == ["no query", "wrong answer, other"]
     assert set(failure_counts(records)) <= set(FAILURE_CLASSES)
+
+
+def test_rows_holding_the_gold_mean_the_answer_step_misread_them() -> None:
+    table = "**1 row.**\n\n| answer |\n|---|\n| 2024-09-24T00:00:00 |"
+    dated = CallRecord(tool="GraphQuery", args={"query": TIMED_SQL}, output_head=table, ok=True)
+    rec = wrong("when_changed", dated).model_copy(update={"gold": "2024-09-24",
+                                                          "answer_type": "date"})  # fmt: skip
+    assert failure_class(rec) == "rows held the answer"
+    other = rec.model_copy(update={"gold": "2024-09-2"})
+    assert failure_class(other) != "rows held the answer"
+    shim = call_record("GraphQuery", {"query": TIMED_SQL},
+                       "Ran as cypher:\n```cypher\n" + "M" * 400 + "\n```\n\n" + table)  # fmt: skip
+    assert shim.output_head.startswith("**1 row.**") and "2024-09-24" in shim.output_head
+    assert rows_head(2, "<Record answer='Lima'>\n<Record answer='Oslo'>").startswith("2 rows\n")

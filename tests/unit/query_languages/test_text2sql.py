@@ -60,7 +60,10 @@ def test_a_query_that_runs_then_an_answer_from_its_rows(backend: SQLiteQueryBack
     assert record.llm_calls == 2 and record.tool_calls == 1
     [call] = record.calls
     assert (call.tool, call.ok, call.error_class) == (TOOL, True, None)
-    assert call.args == {"query": GOOD_SQL} and call.output_head == "1 rows"
+    assert call.args == {"query": GOOD_SQL}
+    assert (
+        call.output_head == f"1 rows\n<Record value_json='\"{FACT.value}\"' t_from='{FACT.t_from}'>"
+    )
     write, answer = ("\n".join(m["content"] for m in h["messages"]) for h in arm.lm.history)
     assert "facts(fact_id, entity_id" in write and EXAMPLE_QUERIES["sql"] in write
     assert "(Today is 2025-01-01.)" in write
