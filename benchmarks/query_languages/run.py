@@ -52,6 +52,7 @@ from apexmem_neo.memory.build import local_lm_check
 from apexmem_neo.ontology import GraphBatch
 from apexmem_neo.services.neo4j_server import private_neo4j
 from apexmem_neo.settings import Settings
+from benchmarks.charts import grouped_bars
 from benchmarks.query_languages.arms import (
     AGENT_ARMS,
     AGENT_CONFIG,
@@ -372,6 +373,7 @@ def report(
         "split": args.split,
         "split_sizes": split_sizes(every_question),
         "questions": len(questions),
+        "qids": [q.qid for q in questions],
         "bootstrap": {"resamples": RESAMPLES, "seed": SEED, "interval": "percentile, 95%"},
         "by_model": by_model,
     }
@@ -446,9 +448,19 @@ def main(argv: Sequence[str] | None = None) -> None:
     summary = report(args, settings, models, every_question, questions)
     print_tables(summary, console)
     args.out.parent.mkdir(parents=True, exist_ok=True)
+    summary["plots"] = [accuracy_plot(summary, args.out).name]
     args.out.write_text(json.dumps(summary, indent=2) + "\n", encoding="utf-8")
     args.out.with_suffix(".md").write_text(markdown(summary), encoding="utf-8")
     console.print(f"wrote {args.out}, {args.out.with_suffix('.md')} and {args.results}")
+
+
+def accuracy_plot(summary: dict[str, Any], out: Path) -> Path:
+    """Bars of accuracy per question kind, one per arm (the first model's), next to ``out``."""
+    part = next(iter(summary["by_model"].values()))
+    series = {arm: figures["accuracy_by_kind"] for arm, figures in part["arms"].items()}
+    return grouped_bars(out.with_name(f"{out.stem}_by_kind.png"),
+                        f"SQL vs Cypher: accuracy by question kind ({summary['split']} split)",
+                        series, "accuracy %", (0, 100))  # fmt: skip
 
 
 def exit_on_sigterm() -> None:
