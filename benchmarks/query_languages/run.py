@@ -103,6 +103,7 @@ def parse_args(argv: Sequence[str] | None = None) -> argparse.Namespace:
     p = argparse.ArgumentParser(description="SQL vs Cypher on the gold question set.")
     p.add_argument("--arms", default=",".join(ARMS), help=f"comma-separated, of {ARMS}")
     p.add_argument("--limit", type=int, default=None, help="first N questions of the split")
+    p.add_argument("--skip", type=int, default=0, help="leave out the first N of those")
     p.add_argument("--split", choices=SPLITS, default="test", help="questions of this split")
     p.add_argument(
         "--gold-seeds", type=parse_seeds, default=None,
@@ -430,10 +431,10 @@ def check_compiled(args: argparse.Namespace, gold: GraphBatch, every: list[Quest
 
 
 def study_questions(
-    every_question: list[Question], split: Split, limit: int | None
+    every_question: list[Question], split: Split, limit: int | None, skip: int = 0
 ) -> list[Question]:
-    """The first ``limit`` questions of ``split``, in file order."""
-    return select(every_question, split)[:limit]
+    """The questions of ``split`` in file order, from the ``skip``-th up to the ``limit``-th."""
+    return select(every_question, split)[skip:limit]
 
 
 def main(argv: Sequence[str] | None = None) -> None:
@@ -441,7 +442,7 @@ def main(argv: Sequence[str] | None = None) -> None:
     settings = Settings()
     models = args.models or [settings.lm]
     gold, every_question = load_study(args)
-    questions = study_questions(every_question, args.split, args.limit)
+    questions = study_questions(every_question, args.split, args.limit, args.skip)
     check_compiled(args, gold, every_question)
     if not args.report_only:
         run_arms(args, settings, models, gold, questions)

@@ -86,6 +86,8 @@ def test_report_per_model_with_split_intervals_and_tests(
 ) -> None:
     questions = study_questions(load_questions(), "test", 12)
     assert [q.qid for q in questions] == [q.qid for q in select(load_questions(), "test")][:12]
+    skipped = study_questions(load_questions(), "test", 12, skip=4)
+    assert [q.qid for q in skipped] == [q.qid for q in questions[4:]]
     results = tmp_path / "ql.jsonl"
     lines = [record(q, arm, (i + n) % 2 == 0, model)
              for model in (MODEL, "b/y") for n, arm in enumerate(("sqlite-sql", "text2sql"))
