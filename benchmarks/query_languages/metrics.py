@@ -21,6 +21,8 @@ by these rules, in this order:
   join question never reached the company's ``headquarters_city``;
   wrong temporal logic: the question names a date that no query contains, or asks about a
   value in time (now, on a date, since when, how long) and no query touches a time column;
+* no row matched: the last query that ran returned no row (a filter on a wrong value or
+  format, a condition that cannot hold);
 * otherwise wrong answer, other.
 """
 
@@ -283,7 +285,7 @@ def by_kind(records: Sequence[QuestionRecord]) -> dict[str, list[QuestionRecord]
 FAILURE_CLASSES: Final = (
     "no query", "syntax", "unknown label/table/property", "refused by the guard", "timeout",
     "query error, other", "rows held the answer", "wrong join or direction",
-    "wrong temporal logic", "wrong answer, other",
+    "wrong temporal logic", "no row matched", "wrong answer, other",
 )  # fmt: skip
 FAILED_QUERY: Final = {
     "parse error": "syntax",
@@ -374,6 +376,8 @@ def failure_class(rec: QuestionRecord) -> str | None:
         return "wrong join or direction"
     if _wrong_time(rec, ran):
         return "wrong temporal logic"
+    if _error_class([c for c in queries if c.ok][-1]) == "empty result":
+        return "no row matched"
     return "wrong answer, other"
 
 

@@ -266,3 +266,12 @@ def test_rows_holding_the_gold_mean_the_answer_step_misread_them() -> None:
                        "Ran as cypher:\n```cypher\n" + "M" * 400 + "\n```\n\n" + table)  # fmt: skip
     assert shim.output_head.startswith("**1 row.**") and "2024-09-24" in shim.output_head
     assert rows_head(2, "<Record answer='Lima'>\n<Record answer='Oslo'>").startswith("2 rows\n")
+
+
+def test_a_last_query_without_rows_is_no_row_matched() -> None:
+    empty = CallRecord(tool="GraphQuery", args={"query": TIMED_SQL}, ok=True,
+                       output_head="**0 rows.**\nColumns: answer. No row matched.",
+                       error_class="empty result")  # fmt: skip
+    assert failure_class(wrong("entity_lookup", empty)) == "no row matched"
+    broken = failed("## Error: Unterminated quote\n\na ' quote is never closed.")
+    assert failure_class(wrong("entity_lookup", empty, broken)) == "no row matched"
