@@ -28,7 +28,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any, Final
 
-from benchmarks.published_results import PUBLISHED
+from benchmarks.published_results import PUBLISHED, wilson
 from benchmarks.query_languages.metrics import QuestionRecord
 from benchmarks.query_languages.stats import mcnemar_exact
 
@@ -114,7 +114,8 @@ def arm_entry(arm: str, figures: dict[str, Any]) -> dict[str, Any]:
     n = int(figures["questions"])
     correct = round(figures["accuracy_pct"] * n / 100)
     return {
-        "label": ARM_LABELS.get(arm, arm), "n": n, "successes": correct, "rate": correct / n,
+        "label": ARM_LABELS.get(arm, arm), "n": n, "successes": correct,
+        "rate": round(correct / n, 3),
         "accuracy_ci95_pct": figures["accuracy_ci95"],
         "query_success_pct": figures["query_success_pct"],
         "query_success_ci95_pct": figures["query_success_ci95"],
@@ -123,6 +124,10 @@ def arm_entry(arm: str, figures: dict[str, Any]) -> dict[str, Any]:
         "failure_classes": figures["failure_classes"], "error_classes": figures["error_classes"],
         "tokens_mean": figures["tokens_mean"], "tool_calls_mean": figures["tool_calls_mean"],
     }  # fmt: skip
+
+
+def wilson_ci(figures: dict[str, Any]) -> list[float]:
+    return [round(x, 3) for x in wilson(figures["successes"], figures["n"])]
 
 
 def key(arm: str) -> str:
@@ -166,10 +171,9 @@ def published(
         "split_sizes": split,
         "few_shot": summary["few_shot"],
         "figures": figures,
-        "ci95": {
-            key(a): [round(x / 100, 3) for x in figures[key(a)]["accuracy_ci95_pct"]] for a in arms
-        },  # fmt: skip
-        "interval": "percentile bootstrap over questions, 95%",
+        "ci95": {key(a): wilson_ci(figures[key(a)]) for a in arms},
+        "intervals": "ci95: Wilson score, as in every published file; accuracy_ci95_pct and "
+        "query_success_ci95_pct: percentile bootstrap over questions, as the study reports",
         "comparisons": comparisons,
         "mcnemar": part["mcnemar"],
         "table": table(arms),

@@ -138,6 +138,21 @@ def test_ask_on_neo4j_with_the_native_search_index(env: Path, lm_api_base: str) 
     assert [e["turn_id"] for e in saved["evidence"]] in ([], [PREFIX + TURN_2])
 
 
+@pytest.mark.llm
+@pytest.mark.timeout(3000)
+def test_ask_in_query_mode_writes_cypher_on_neo4j(env: Path, lm_api_base: str) -> None:
+    trace = env / "trace.json"
+    args = neo4j("ask", f"What is {NAME}'s favourite restaurant now?", "--date", "2024-04-01",
+                 "--mode", "query", "--index-name", NAMESPACE, "--trace", str(trace))  # fmt: skip
+    res = runner.invoke(app, args, env={"APEXMEM_LM_API_BASE": lm_api_base})
+    assert res.exit_code == 0, res.output
+    saved = json.loads(trace.read_text())
+    queries = [s["args"]["query"] for s in saved["trace"] if s["phase"] == "query" and s["tool"]]
+    assert saved["mode"] == "query" and queries, saved
+    assert all(q.lstrip().upper().startswith(("MATCH", "OPTIONAL", "WITH")) for q in queries)
+    assert "sakura sushi" in saved["answer"].lower(), (saved["answer"], queries)
+
+
 def test_ask_without_an_index_says_so(env: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     # An unreachable LM: the warning comes before any LLM call, and the fast path reports
     # the failure as an error in the result instead of crashing.
