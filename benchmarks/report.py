@@ -23,6 +23,7 @@ from typing import Any
 from benchmarks.locomo import context_recall
 from benchmarks.locomo import render as locomo_render
 from benchmarks.memory import RESULTS
+from benchmarks.published_results import PUBLISHED
 
 Renderer = Callable[[dict[str, Any]], str]
 
@@ -185,6 +186,7 @@ def build_report(results: Path, out: Path) -> str:
         lines += section("Append-only vs overwrite", temporal, _temporal_renderer(), results, out)
     if ql:
         lines += section("SQL vs Cypher", ql, _query_languages_renderer(), results, out)
+    lines += published_study_section(results, out)
     if smoke:
         lines += section("make bench-smoke wall time", smoke, smoke_timing_markdown, results, out)
     if not (locomo or temporal or ql):
@@ -193,6 +195,21 @@ def build_report(results: Path, out: Path) -> str:
         lines += ["## Other result files", ""]
         lines += [f"- `{p.name}`" + _command_suffix(p) for p in others] + [""]
     return "\n".join(lines)
+
+
+def published_study_section(results: Path, out: Path) -> list[str]:
+    """The published SQL-vs-Cypher verdict (a committed file, so a fresh clone has it), with
+    its plot drawn into ``results``."""
+    published = PUBLISHED / "query_languages.json"
+    data = _load(published)
+    if data is None:
+        return []
+    from benchmarks.query_languages.publish import report_markdown, report_plot
+
+    plot = report_plot(data, results / "query_languages_published_by_kind.png")
+    rel = plot.name if out.parent == results else plot.resolve()
+    return ["## SQL vs Cypher, published verdict", "", *provenance_lines(data), "",
+            report_markdown(data), "", f"![{plot.name}]({rel})", ""]  # fmt: skip
 
 
 def _command_suffix(path: Path) -> str:

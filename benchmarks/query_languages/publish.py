@@ -28,6 +28,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any, Final
 
+from benchmarks.charts import grouped_bars
 from benchmarks.published_results import PUBLISHED, wilson
 from benchmarks.query_languages.metrics import QuestionRecord
 from benchmarks.query_languages.stats import mcnemar_exact
@@ -178,6 +179,39 @@ def published(
         "mcnemar": part["mcnemar"],
         "table": table(arms),
     }
+
+
+# ---- the published file in REPORT.md ----
+
+
+def report_markdown(data: dict[str, Any]) -> str:
+    """The published file as REPORT.md shows it: the arms, the language comparisons per kind
+    and the verdict (every figure read from ``data``)."""
+    arms = [f for k, f in data["figures"].items() if isinstance(f, dict)]
+    lines = [f"Evaluated on {data['evaluated_on']}; tuned on {data['tuned_on']}.", "",
+             "| arm | n | accuracy % [bootstrap 95%] | query ok % | failures of wrong answers |",
+             "|---|---|---|---|---|"]  # fmt: skip
+    for f in arms:
+        lo, hi = f["accuracy_ci95_pct"]
+        fails = ", ".join(f"{k} {v}" for k, v in f["failure_classes"].items()) or "-"
+        lines.append(f"| {f['label']} | {f['n']} | {100 * f['rate']:.1f} [{lo}, {hi}] | "
+                     f"{f['query_success_pct']} | {fails} |")  # fmt: skip
+    lines += ["", "| comparison (SQL arm vs Cypher arm) | kind | n | SQL right | Cypher right | "
+              "p (McNemar) | better |", "|---|---|---|---|---|---|---|"]  # fmt: skip
+    for name, comp in data["comparisons"].items():
+        for kind, c in {"all": comp["all"], **comp["by_kind"]}.items():
+            lines.append(f"| {name} ({comp['sql_arm']} vs {comp['cypher_arm']}) | {kind} | "
+                         f"{c['n']} | {c['sql_correct']} | {c['cypher_correct']} | "
+                         f"{c['p_value']} | {c['better']} |")  # fmt: skip
+    return "\n".join([*lines, "", f"**Verdict:** {data['figures']['verdict']}"])
+
+
+def report_plot(data: dict[str, Any], path: Path) -> Path:
+    """Accuracy per question kind, one bar per arm, from the published figures."""
+    series = {f["label"]: {k: v["pct"] for k, v in f["accuracy_by_kind"].items()}
+              for f in data["figures"].values() if isinstance(f, dict)}  # fmt: skip
+    return grouped_bars(path, "SQL vs Cypher: accuracy by question kind (published run)",
+                        series, "accuracy %", (0, 100))  # fmt: skip
 
 
 def load_records(path: Path, model: str) -> list[QuestionRecord]:

@@ -7,7 +7,14 @@ from pathlib import Path
 
 from benchmarks.published_results import results_table
 from benchmarks.query_languages.metrics import QuestionRecord
-from benchmarks.query_languages.publish import compare, published, verdict_line, verdicts
+from benchmarks.query_languages.publish import (
+    compare,
+    published,
+    report_markdown,
+    report_plot,
+    verdict_line,
+    verdicts,
+)
 from benchmarks.query_languages.stats import model_figures
 
 
@@ -57,3 +64,9 @@ def test_the_published_file_renders_in_the_results_table(tmp_path: Path) -> None
     table = results_table(tmp_path)
     assert "agent, SQL on Neo4j (shim): answer accuracy (n=20) | 75.0% |" in table
     assert "SQL vs Cypher verdict: agent on Neo4j: no significant difference (p=" in table
+
+    text = report_markdown(data)
+    assert "| agent, SQL on Neo4j (shim) | 20 | 75.0 [" in text
+    assert "| agent on Neo4j (neo4j-sql vs neo4j-cypher) | all | 20 | 15 | 12 |" in text
+    assert text.endswith(f"**Verdict:** {data['figures']['verdict']}")
+    assert report_plot(data, tmp_path / "plot.png").stat().st_size > 1000
