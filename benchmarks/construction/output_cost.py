@@ -5,7 +5,8 @@ Arms: ``schema`` (the strict json_schema the pipeline sends: a grammar on the se
 ``object`` (json_object), ``none`` (no response_format), ``compact-demos`` (the schema, with
 the demonstrations' JSON written without indentation), ``demos-3`` and ``demos-0`` (the
 schema with the first three or no demonstrations), ``positional`` (facts and mentions as
-arrays, sentences cited by number, unindented demos: the ``positional`` module). Per arm:
+arrays, sentences cited by number, unindented demos: the ``positional`` module), ``lean``
+(facts without quotes, events without mentions, unindented demos: the ``lean`` module). Per arm:
 median seconds, generated tokens, generation speed (the server's own timings) and whether
 the reply parses.
 
@@ -33,10 +34,12 @@ from apexmem_neo.llm.extract_compact.signatures import ExtractCompactSignature
 from apexmem_neo.llm.extract_event.module import format_anchor, format_context
 from apexmem_neo.llm.lm import SchemaJSONAdapter, output_model
 from apexmem_neo.settings import LOCAL_LM_API_BASE
-from benchmarks.construction import positional
+from benchmarks.construction import lean, positional
 from benchmarks.construction.run import DEFAULT_DATA
 
-ARMS = ("schema", "object", "none", "compact-demos", "demos-3", "demos-0", "positional")
+ARMS = ("schema", "object", "none", "compact-demos", "demos-3", "demos-0", "positional", "lean")
+SIGNATURES = {"positional": positional.SIGNATURE, "lean": lean.SIGNATURE}
+"""The arms that send another output form than ExtractCompact's own."""
 
 
 class CompactDemosAdapter(SchemaJSONAdapter):
@@ -58,6 +61,9 @@ def request(arm: str, inputs: dict[str, str], demos: list[dspy.Example]) -> dict
         sig, adapter = positional.SIGNATURE, CompactDemosAdapter()
         shown = [positional.positional_demo(d) for d in demos]
         inputs = {**inputs, "text": positional.numbered(inputs["text"])}
+    if arm == "lean":
+        sig, adapter = lean.SIGNATURE, CompactDemosAdapter()
+        shown = [lean.lean_demo(d) for d in demos]
     body: dict[str, Any] = {
         "messages": adapter.format(sig, shown, inputs), "temperature": 0, "max_tokens": 1024
     }  # fmt: skip
@@ -98,7 +104,7 @@ def main(argv: list[str] | None = None) -> int:
                 "speaker": turn.speaker, "listener": turn.listener or "(none)", "text": turn.text,
             }  # fmt: skip
             for arm in arms if i % 2 == 0 else arms[::-1]:  # who goes first alternates
-                sig = positional.SIGNATURE if arm == "positional" else ExtractCompactSignature
+                sig = SIGNATURES.get(arm, ExtractCompactSignature)
                 body = request(arm, inputs, demos)
                 results[arm].append(_call(client, args.api_base, body, sig))
     for arm, rows in results.items():

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from apexmem_neo.llm.extract_compact.module import ExtractCompact
 from apexmem_neo.llm.lm import SchemaJSONAdapter
-from benchmarks.construction import positional
+from benchmarks.construction import lean, positional
 from benchmarks.construction.output_cost import request
 
 INPUTS = {
@@ -40,3 +40,16 @@ def test_a_positional_reply_parses() -> None:
     event = SchemaJSONAdapter().parse(positional.SIGNATURE, reply)["event"]
     assert event.facts == [("Gina", "fav", "dance", 2, None)]
     assert event.mentions[0][0] == "Jon"
+
+
+def test_the_lean_request_drops_quotes_and_mentions_and_its_reply_parses() -> None:
+    body = request("lean", INPUTS, list(ExtractCompact().predict.demos))
+    demo_answers = [m["content"] for m in body["messages"] if m["role"] == "assistant"]
+    assert demo_answers and all('"quote"' not in a and '"mentions"' not in a for a in demo_answers)
+    assert any('"subject"' in a for a in demo_answers)
+    reply = (
+        '{"event": {"event": "x", "facts": [{"subject": "Gina", "property": "fav", '
+        '"value": "dance", "when": null}]}}'
+    )
+    event = SchemaJSONAdapter().parse(lean.SIGNATURE, reply)["event"]
+    assert event.facts[0].value == "dance" and not hasattr(event, "mentions")
