@@ -148,7 +148,7 @@ def published(
 ) -> dict[str, Any]:
     [model] = summary["models"]
     part = summary["by_model"][model]
-    arms = [a for a in ARM_LABELS if a in part["arms"]]
+    arms = [a for a in ARM_LABELS if part["arms"].get(a, {}).get("questions")]
     comparisons = verdicts(records)
     figures: dict[str, Any] = {key(a): arm_entry(a, part["arms"][a]) for a in arms}
     figures["verdict"] = verdict_line(comparisons)
