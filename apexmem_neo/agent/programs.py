@@ -2,11 +2,11 @@
 
 The fast path answers with ``AnswerProgram`` (one ``dspy.Predict`` over ``AnswerFromContext``).
 A compiled program is the same module with few-shot demonstrations chosen by a DSPy optimizer
-from questions whose answers are known, saved with DSPy's own ``save`` as JSON. The package
-ships one compiled for the local model (``LOCAL_ANSWER_PROGRAM``); ``compile_answer_program``
-makes one for any model and data (``apexmem optimize``, ``Memory.optimize``).
-``load_compiled`` loads a compiled program of any kind (the ReAct loop's too) into a fresh one,
-refusing a file compiled for other instructions.
+from questions whose answers are known, saved with DSPy's own ``save`` as JSON:
+``compile_answer_program`` makes one for any model and data (``apexmem optimize``,
+``Memory.optimize``), and ``AgentConfig.answer_program`` names the one to use (none ships yet).
+``load_compiled`` loads a compiled program of any kind (the ReAct loop's and the query mode's
+too) into a fresh one, refusing a file compiled for other instructions.
 """
 
 from __future__ import annotations
@@ -22,9 +22,6 @@ import dspy
 from apexmem_neo.agent.signatures import AnswerFromContext
 from apexmem_neo.errors import ApexMemError
 
-COMPILED_DIR = Path(__file__).parent / "compiled"
-LOCAL_ANSWER_PROGRAM = COMPILED_DIR / "answer_qwen2.5-coder-1.5b-instruct.json"
-"""Compiled for the local default model on the project's tuning conversations."""
 Optimizer = Literal["labeled", "bootstrap"]
 ANSWER_INPUTS = ("question", "question_date", "time_hints", "context")
 
