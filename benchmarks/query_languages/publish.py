@@ -14,8 +14,9 @@ p-values, and the verdict. The verdict compares the arms that differ only in the
 * ``one-shot``: text2sql against text2cypher;
 
 each over all questions and per question kind, with McNemar's exact test on the same
-questions. A language is named better only where p < 0.05; otherwise the verdict says the
-difference is not significant.
+questions. The three overall tests are one family and the per-kind tests another, each
+Holm-Bonferroni adjusted; a language is named better only where its adjusted p < 0.05,
+otherwise the verdict says the difference is not significant.
 """
 
 from __future__ import annotations
@@ -67,7 +68,6 @@ def compare(sql: Sequence[QuestionRecord], cypher: Sequence[QuestionRecord]) -> 
         "only_sql_correct": only_sql,
         "only_cypher_correct": only_cypher,
         "p_value": round(p, 4),
-        "better": better(only_sql, only_cypher, p),
     }
 
 
@@ -77,8 +77,29 @@ def better(only_sql: int, only_cypher: int, p: float) -> str:
     return "SQL" if only_sql > only_cypher else "Cypher"
 
 
+def holm(p_values: Sequence[float]) -> list[float]:
+    """Holm-Bonferroni adjusted p-values, in the order given: the i-th smallest of m is
+    multiplied by m - i + 1, and the adjusted values are made non-decreasing in that order."""
+    order = sorted(range(len(p_values)), key=lambda i: p_values[i])
+    adjusted = [1.0] * len(p_values)
+    running = 0.0
+    for rank, i in enumerate(order):
+        running = max(running, min(1.0, (len(p_values) - rank) * p_values[i]))
+        adjusted[i] = running
+    return adjusted
+
+
+def settle(tests: Sequence[dict[str, Any]]) -> None:
+    """Give each test of one family its Holm-adjusted p and its ``better`` (at ALPHA)."""
+    for test, p in zip(tests, holm([t["p_value"] for t in tests]), strict=True):
+        test["p_holm"] = round(p, 4)
+        test["better"] = better(test["only_sql_correct"], test["only_cypher_correct"], p)
+
+
 def verdicts(records: Sequence[QuestionRecord]) -> dict[str, Any]:
-    """Per language comparison: over all questions and per kind."""
+    """Per language comparison: over all questions and per kind. The overall tests form one
+    family and the per-kind tests another; a language is better where its Holm-adjusted p
+    is below ALPHA."""
     out: dict[str, Any] = {}
     kinds = sorted({r.kind for r in records})
     for name, (sql_arm, cypher_arm) in LANGUAGE_PAIRS.items():
@@ -91,6 +112,8 @@ def verdicts(records: Sequence[QuestionRecord]) -> dict[str, Any]:
             "by_kind": {k: compare([r for r in sql if r.kind == k],
                                    [r for r in cypher if r.kind == k]) for k in kinds},
         }  # fmt: skip
+    settle([c["all"] for c in out.values()])
+    settle([k for c in out.values() for k in c["by_kind"].values()])
     return out
 
 
@@ -106,8 +129,8 @@ def verdict_line(comparisons: dict[str, Any]) -> str:
             if overall["better"] != "neither"
             else "no significant " "difference"
         )
-        parts.append(f"{name}: {head} (p={overall['p_value']})" + (f", by kind {kinds}" if won
-                                                                    else ""))  # fmt: skip
+        parts.append(f"{name}: {head} (Holm p={overall['p_holm']})"
+                     + (f", by kind {kinds}" if won else ""))  # fmt: skip
     return ". ".join(parts) + "."
 
 
@@ -197,12 +220,12 @@ def report_markdown(data: dict[str, Any]) -> str:
         lines.append(f"| {f['label']} | {f['n']} | {100 * f['rate']:.1f} [{lo}, {hi}] | "
                      f"{f['query_success_pct']} | {fails} |")  # fmt: skip
     lines += ["", "| comparison (SQL arm vs Cypher arm) | kind | n | SQL right | Cypher right | "
-              "p (McNemar) | better |", "|---|---|---|---|---|---|---|"]  # fmt: skip
+              "p (McNemar) | p (Holm) | better |", "|---|---|---|---|---|---|---|---|"]  # fmt: skip
     for name, comp in data["comparisons"].items():
         for kind, c in {"all": comp["all"], **comp["by_kind"]}.items():
             lines.append(f"| {name} ({comp['sql_arm']} vs {comp['cypher_arm']}) | {kind} | "
                          f"{c['n']} | {c['sql_correct']} | {c['cypher_correct']} | "
-                         f"{c['p_value']} | {c['better']} |")  # fmt: skip
+                         f"{c['p_value']} | {c['p_holm']} | {c['better']} |")  # fmt: skip
     return "\n".join([*lines, "", f"**Verdict:** {data['figures']['verdict']}"])
 
 

@@ -74,7 +74,7 @@ def test_the_readme_table_is_made_from_the_published_files() -> None:
 def test_the_table_follows_a_changed_figure(tmp_path: Path) -> None:
     for path in PUBLISHED.glob("*.json"):
         (tmp_path / path.name).write_text(path.read_text(encoding="utf-8"), encoding="utf-8")
-    target = tmp_path / "sql_vs_cypher.json"
+    target = tmp_path / "query_languages.json"
     data = json.loads(target.read_text(encoding="utf-8"))
     data["figures"]["neo4j_cypher"]["rate"] = 0.999
     target.write_text(json.dumps(data), encoding="utf-8")

@@ -5,10 +5,13 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+import pytest
+
 from benchmarks.published_results import results_table
 from benchmarks.query_languages.metrics import QuestionRecord
 from benchmarks.query_languages.publish import (
     compare,
+    holm,
     published,
     report_markdown,
     report_plot,
@@ -28,14 +31,19 @@ def arm(name: str, right: set[int], n: int = 20, kind: str = "as_of") -> list[Qu
     return [record(name, i, i in right, kind) for i in range(n)]
 
 
-def test_compare_counts_discordant_questions_and_names_a_winner_only_when_significant() -> None:
+def test_compare_counts_discordant_questions() -> None:
     sql, cypher = arm("neo4j-sql", set(range(4))), arm("neo4j-cypher", set(range(16)))
     result = compare(sql, cypher)
     assert (result["n"], result["sql_correct"], result["cypher_correct"]) == (20, 4, 16)
     assert (result["only_sql_correct"], result["only_cypher_correct"]) == (0, 12)
-    assert result["p_value"] < 0.001 and result["better"] == "Cypher"
+    assert result["p_value"] < 0.001
     close = compare(arm("neo4j-sql", {0, 1, 2}), arm("neo4j-cypher", {0, 1, 2, 3}))
-    assert close["better"] == "neither" and close["p_value"] == 1.0
+    assert close["p_value"] == 1.0
+
+
+def test_holm_adjusts_within_a_family() -> None:
+    assert holm([0.01, 0.04, 0.03]) == pytest.approx([0.03, 0.06, 0.06])
+    assert holm([0.5]) == [0.5] and holm([0.6, 0.9]) == [1.0, 1.0]
 
 
 def test_verdicts_per_pair_and_kind() -> None:
@@ -45,8 +53,8 @@ def test_verdicts_per_pair_and_kind() -> None:
     assert set(comps) == {"agent on Neo4j", "one-shot"}  # no sqlite-sql arm: no native pair
     assert comps["agent on Neo4j"]["by_kind"]["as_of"]["better"] == "Cypher"
     line = verdict_line(comps)
-    assert line.startswith("agent on Neo4j: Cypher better (p=")
-    assert "one-shot: no significant difference (p=1.0)" in line
+    assert line.startswith("agent on Neo4j: Cypher better (Holm p=")
+    assert "one-shot: no significant difference (Holm p=1.0)" in line
 
 
 def test_the_published_file_renders_in_the_results_table(tmp_path: Path) -> None:
@@ -63,7 +71,7 @@ def test_the_published_file_renders_in_the_results_table(tmp_path: Path) -> None
     (tmp_path / "query_languages.json").write_text(json.dumps(data))
     table = results_table(tmp_path)
     assert "agent, SQL on Neo4j (shim): answer accuracy (n=20) | 75.0% |" in table
-    assert "SQL vs Cypher verdict: agent on Neo4j: no significant difference (p=" in table
+    assert "SQL vs Cypher verdict: agent on Neo4j: no significant difference (Holm p=" in table
 
     text = report_markdown(data)
     assert "| agent, SQL on Neo4j (shim) | 20 | 75.0 [" in text
