@@ -11,6 +11,7 @@ import json
 import uuid
 from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 
 import pytest
 from neo4j import Driver
@@ -123,16 +124,21 @@ def test_search_and_stats_on_neo4j(env: Path) -> None:
     assert found["store"] == "Neo4j" and found["search_documents"] >= 6, stats.output
 
 
+def ask_now(env: Path, lm_api_base: str, mode: str) -> tuple[str, dict[str, Any]]:
+    """`apexmem ask` of Alice's favourite restaurant now in ``mode``: its output and trace."""
+    trace = env / "trace.json"
+    args = neo4j("ask", f"What is {NAME}'s favourite restaurant now?", "--date", "2024-04-01",
+                 "--mode", mode, "--index-name", NAMESPACE, "--trace", str(trace))  # fmt: skip
+    res = runner.invoke(app, args, env={"APEXMEM_LM_API_BASE": lm_api_base})
+    assert res.exit_code == 0, res.output
+    return res.output, json.loads(trace.read_text())
+
+
 @pytest.mark.llm
 @pytest.mark.timeout(3000)
 def test_ask_on_neo4j_with_the_native_search_index(env: Path, lm_api_base: str) -> None:
-    trace = env / "trace.json"
-    args = neo4j("ask", f"What is {NAME}'s favourite restaurant now?", "--date", "2024-04-01",
-                 "--mode", "fast", "--index-name", NAMESPACE, "--trace", str(trace))  # fmt: skip
-    res = runner.invoke(app, args, env={"APEXMEM_LM_API_BASE": lm_api_base})
-    assert res.exit_code == 0, res.output
-    assert "no search index" not in res.output
-    saved = json.loads(trace.read_text())
+    output, saved = ask_now(env, lm_api_base, "fast")
+    assert "no search index" not in output
     assert "sakura sushi" in saved["answer"].lower(), saved
     assert saved["mode"] == "fast" and saved["llm_calls"] >= 1
     assert [e["turn_id"] for e in saved["evidence"]] in ([], [PREFIX + TURN_2])
@@ -141,12 +147,7 @@ def test_ask_on_neo4j_with_the_native_search_index(env: Path, lm_api_base: str) 
 @pytest.mark.llm
 @pytest.mark.timeout(3000)
 def test_ask_in_query_mode_writes_cypher_on_neo4j(env: Path, lm_api_base: str) -> None:
-    trace = env / "trace.json"
-    args = neo4j("ask", f"What is {NAME}'s favourite restaurant now?", "--date", "2024-04-01",
-                 "--mode", "query", "--index-name", NAMESPACE, "--trace", str(trace))  # fmt: skip
-    res = runner.invoke(app, args, env={"APEXMEM_LM_API_BASE": lm_api_base})
-    assert res.exit_code == 0, res.output
-    saved = json.loads(trace.read_text())
+    _, saved = ask_now(env, lm_api_base, "query")
     queries = [s["args"]["query"] for s in saved["trace"] if s["phase"] == "query" and s["tool"]]
     assert saved["mode"] == "query" and queries, saved
     assert all(q.lstrip().upper().startswith(("MATCH", "OPTIONAL", "WITH")) for q in queries)
