@@ -89,6 +89,7 @@ class MemoryAgent:
         self.program = load_answer_program(self.config.answer_program)
         if self.config.react_program is not None:  # refuse a missing or stale file now
             ReactLoop(self.tools, self.config)
+        self._loop: QueryLoop | None = None
         if self.config.mode == "query" or self.config.query_program is not None:
             self._query_loop()  # the same for the query mode's tool and program
 
@@ -184,7 +185,10 @@ class MemoryAgent:
         return self.config.query_language or native
 
     def _query_loop(self) -> QueryLoop:
-        return QueryLoop(self.tools, self.config, self._query_language())
+        """The query loop, built (and its compiled program read) once per agent."""
+        if self._loop is None:
+            self._loop = QueryLoop(self.tools, self.config, self._query_language())
+        return self._loop
 
     def _query(self, inputs: Mapping[str, Any], result: AgentResult, tracker: Any) -> list[str]:
         result.mode = "query"
