@@ -2,42 +2,58 @@
 
 The compact event leaves out what the merge can find itself: a fact's dtype is inferred from
 its value (the property catalog has the last word), its dates are grounded from its time
-words by rules, and its evidence is the sentence of the turn that its quote starts.
+words by rules, and its evidence is the sentence of the turn that best holds its value.
 """
 
 from __future__ import annotations
 
 import re
 
+from rapidfuzz import fuzz
+
 from apexmem_neo.construction.candidates import infer_dtype
 from apexmem_neo.llm.extract_compact import CompactEvent, CompactFact
 from apexmem_neo.llm.extract_event import ExtractedEvent, ExtractedFact
-from apexmem_neo.llm.extract_event.models import ExtractedParticipant
-from apexmem_neo.ontology import Role
 
 FACT_CONFIDENCE = 0.9
 _SENTENCE_END = re.compile(r"[.!?]+(?=\s|$)")
 
 
-def sentence_from(quote: str, text: str) -> str:
-    """The text from where ``quote`` is found to the end of the sentence the quote ends in;
-    the quote itself when it is not found (the merge step then locates it loosely)."""
-    quote = quote.strip().strip("\"'")
-    start = text.casefold().find(quote.casefold()) if quote else -1
-    if start < 0:
-        return quote
-    end = _SENTENCE_END.search(text, start + max(len(quote) - 1, 0))
-    return text[start : end.end() if end else len(text)]
+def sentences(text: str) -> list[str]:
+    """The sentences of ``text``, each with its closing punctuation, in order."""
+    found, start = [], 0
+    for end in _SENTENCE_END.finditer(text):
+        found.append(text[start : end.end()].strip())
+        start = end.end()
+    found.append(text[start:].strip())
+    return [sentence for sentence in found if sentence]
+
+
+def sentence_holding(fact: CompactFact, text: str) -> str:
+    """The sentence of ``text`` that best holds ``fact``: its value's words weigh most, then
+    its property's and subject's, and a sentence with the fact's time words wins a tie."""
+    candidates = sentences(text)
+    if len(candidates) <= 1:
+        return text.strip()
+    value = "" if isinstance(fact.value, bool) else str(fact.value)
+    words = " ".join([fact.property.replace("_", " "), fact.subject])
+
+    def score(sentence: str) -> float:
+        folded = sentence.casefold()
+        held = 2 * fuzz.partial_ratio(value.casefold(), folded) if value else 0.0
+        said = fuzz.token_set_ratio(words.casefold(), folded)
+        timed = 50.0 if fact.when and fact.when.casefold() in folded else 0.0
+        return held + said + timed
+
+    return max(candidates, key=score)
 
 
 def as_extracted(event: CompactEvent, text: str) -> ExtractedEvent:
-    """``event`` as an ExtractedEvent; its time words are those of its first dated fact."""
+    """``event`` as an ExtractedEvent; its time words are those of its first dated fact, and
+    its participants are the speaker and listener only (the facts' subjects join as such)."""
     facts = [_fact(fact, text) for fact in event.facts]
     when = next((fact.when for fact in event.facts if fact.when), None)
-    mentions = [
-        ExtractedParticipant(name=m.name, type=m.type, role=Role.MENTIONED) for m in event.mentions
-    ]
-    return ExtractedEvent(type=event.event, when=when, participants=mentions, facts=facts)
+    return ExtractedEvent(type=event.event, when=when, participants=[], facts=facts)
 
 
 def _fact(fact: CompactFact, text: str) -> ExtractedFact:
@@ -50,5 +66,5 @@ def _fact(fact: CompactFact, text: str) -> ExtractedFact:
         t_from=None,
         t_to=None,
         confidence=FACT_CONFIDENCE,
-        evidence=sentence_from(fact.quote, text),
+        evidence=sentence_holding(fact, text),
     )

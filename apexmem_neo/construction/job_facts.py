@@ -8,9 +8,10 @@ no timeline to read and the occupation timeline mixed jobs with companies. Two r
 * an occupation is a profession, never an organisation: an ``occupation`` fact whose value
   names an organisation (a participant typed Organization/Corporation, an entity memory
   already types so, or a name ending in a company word such as "Corp") becomes ``employer``;
-* a first-person sentence saying the speaker works at/for an organisation the model listed
-  as a participant names the speaker's employer: when the extraction has no employer fact,
-  one is added, dated like the turn's occupation fact.
+* a first-person sentence saying the speaker works at/for an organisation (one the model
+  listed as a participant, or a capitalised name after "at"/"for" that passes the
+  organisation test) names the speaker's employer: when the extraction has no employer
+  fact, one is added, dated like the turn's occupation fact.
 
 Each repair is returned as a ``JobRepair`` so merge records it as a decision (provenance).
 """
@@ -43,6 +44,8 @@ _SPEAKER_WORKS: Final = (
     r"(?:work(?:s|ed|ing)?|job|position|role|hired|employed|intern\w*|started|joined)\b"
 )
 """The speaker, a few auxiliary words, then a work word: "I'm working", "I got a job"."""
+_NAME_AFTER: Final = re.compile(r"[A-Z][\w&'-]*(?:\s+[A-Z][\w&'-]*)*\.?")
+"""A capitalised name, as it follows "at"/"for" in "I work at Acme Corp as ..."."""
 _WORKING_OUT: Final = re.compile(r"\bwork(s|ed|ing)? out\b", re.IGNORECASE)
 _SENTENCE_END: Final = re.compile(r"(?<=[.!?])\s+")
 
@@ -90,7 +93,7 @@ def repair_job_facts(
     """
     facts, repairs = _route_organisations(extraction.facts, is_organisation)
     if speaker is not None and not any(property_name(f) == EMPLOYER for f in facts):
-        added = _stated_employer(extraction, text, speaker, facts)
+        added = _stated_employer(extraction, text, speaker, facts, is_organisation)
         if added is not None:
             facts.append(added)
             repairs.append(
@@ -134,29 +137,49 @@ def _same_statement(a: ExtractedFact, b: ExtractedFact) -> bool:
 
 
 def _stated_employer(
-    extraction: ExtractedEvent, text: str, speaker: str, facts: list[ExtractedFact]
+    extraction: ExtractedEvent,
+    text: str,
+    speaker: str,
+    facts: list[ExtractedFact],
+    is_organisation: Callable[[str], bool],
 ) -> ExtractedFact | None:
     """An employer fact for a first-person "I work at <organisation>" sentence, or None."""
-    organisations = [p.name for p in extraction.participants if p.type in ORGANISATION_TYPES]
+    listed = [p.name for p in extraction.participants if p.type in ORGANISATION_TYPES]
     occupation = next((f for f in facts if property_name(f) == OCCUPATION), None)
     for sentence in _SENTENCE_END.split(text):
         if _WORKING_OUT.search(sentence):
             continue
-        for name in organisations:
-            pattern = (
-                _SPEAKER_WORKS + rf"[^.!?]{{0,40}}?\b(at|for|by)\s+(the\s+)?{re.escape(name)}\b"
+        found = _employer_in(sentence, listed, is_organisation)
+        if found is not None:
+            name, phrase = found
+            return ExtractedFact(
+                subject=speaker,
+                property=EMPLOYER,
+                value=name,
+                dtype=DType.STR,
+                when=occupation.when if occupation else None,
+                t_from=occupation.t_from if occupation else None,
+                t_to=None,
+                confidence=ADDED_CONFIDENCE,
+                evidence=phrase,
             )
-            found = re.search(pattern, sentence, re.IGNORECASE)
-            if found is not None:
-                return ExtractedFact(
-                    subject=speaker,
-                    property=EMPLOYER,
-                    value=name,
-                    dtype=DType.STR,
-                    when=occupation.when if occupation else None,
-                    t_from=occupation.t_from if occupation else None,
-                    t_to=None,
-                    confidence=ADDED_CONFIDENCE,
-                    evidence=found.group(0),
-                )
     return None
+
+
+def _employer_in(
+    sentence: str, listed: list[str], is_organisation: Callable[[str], bool]
+) -> tuple[str, str] | None:
+    """(organisation, the words saying it) when ``sentence`` says the speaker works there."""
+    works_at = _SPEAKER_WORKS + r"[^.!?]{0,40}?\b(?:at|for|by)\s+(?:the\s+)?"
+    for name in listed:
+        found = re.search(works_at + rf"{re.escape(name)}\b", sentence, re.IGNORECASE)
+        if found is not None:
+            return name, found.group(0)
+    found = re.search(works_at, sentence, re.IGNORECASE)
+    named = _NAME_AFTER.match(sentence, found.end()) if found is not None else None
+    if found is None or named is None:
+        return None
+    name = named.group(0).rstrip(".")
+    if not is_organisation(name):
+        return None
+    return name, sentence[found.start() : found.end() + len(name)]

@@ -4,11 +4,9 @@ raw to llama-server under several response formats and demo counts, interleaved 
 Arms: ``schema`` (the strict json_schema the pipeline sends: a grammar on the server),
 ``object`` (json_object), ``none`` (no response_format), ``compact-demos`` (the schema, with
 the demonstrations' JSON written without indentation), ``demos-3`` and ``demos-0`` (the
-schema with the first three or no demonstrations), ``positional`` (facts and mentions as
-arrays, sentences cited by number, unindented demos: the ``positional`` module), ``lean``
-(facts without quotes, events without mentions, unindented demos: the ``lean`` module). Per arm:
-median seconds, generated tokens, generation speed (the server's own timings) and whether
-the reply parses.
+schema with the first three or no demonstrations). Per arm: median seconds, generated
+tokens, generation speed (the server's own timings), whether the reply parses, and the facts
+written.
 
 Usage (from the repo root; the local LLM server running):
     .venv/bin/python -m benchmarks.construction.output_cost --turns 8 --arms schema,object,none
@@ -34,12 +32,9 @@ from apexmem_neo.llm.extract_compact.signatures import ExtractCompactSignature
 from apexmem_neo.llm.extract_event.module import format_anchor, format_context
 from apexmem_neo.llm.lm import SchemaJSONAdapter, output_model
 from apexmem_neo.settings import LOCAL_LM_API_BASE
-from benchmarks.construction import lean, positional
 from benchmarks.construction.run import DEFAULT_DATA
 
-ARMS = ("schema", "object", "none", "compact-demos", "demos-3", "demos-0", "positional", "lean")
-SIGNATURES = {"positional": positional.SIGNATURE, "lean": lean.SIGNATURE}
-"""The arms that send another output form than ExtractCompact's own."""
+ARMS = ("schema", "object", "none", "compact-demos", "demos-3", "demos-0")
 
 
 class CompactDemosAdapter(SchemaJSONAdapter):
@@ -57,13 +52,6 @@ def request(arm: str, inputs: dict[str, str], demos: list[dspy.Example]) -> dict
     sig = ExtractCompactSignature
     adapter = CompactDemosAdapter() if arm == "compact-demos" else SchemaJSONAdapter()
     shown = {"demos-3": demos[:3], "demos-0": []}.get(arm, demos)
-    if arm == "positional":
-        sig, adapter = positional.SIGNATURE, CompactDemosAdapter()
-        shown = [positional.positional_demo(d) for d in demos]
-        inputs = {**inputs, "text": positional.numbered(inputs["text"])}
-    if arm == "lean":
-        sig, adapter = lean.SIGNATURE, CompactDemosAdapter()
-        shown = [lean.lean_demo(d) for d in demos]
     body: dict[str, Any] = {
         "messages": adapter.format(sig, shown, inputs), "temperature": 0, "max_tokens": 1024
     }  # fmt: skip
@@ -104,36 +92,35 @@ def main(argv: list[str] | None = None) -> int:
                 "speaker": turn.speaker, "listener": turn.listener or "(none)", "text": turn.text,
             }  # fmt: skip
             for arm in arms if i % 2 == 0 else arms[::-1]:  # who goes first alternates
-                sig = SIGNATURES.get(arm, ExtractCompactSignature)
                 body = request(arm, inputs, demos)
-                results[arm].append(_call(client, args.api_base, body, sig))
+                results[arm].append(_call(client, args.api_base, body))
     for arm, rows in results.items():
         print(
             f"{arm:14} s {statistics.median(r['seconds'] for r in rows):5.1f}  "
             f"tokens {statistics.median(r['generated'] for r in rows):5.0f}  "
             f"tok/s {statistics.median(r['per_second'] for r in rows):5.1f}  "
-            f"parsed {sum(r['parsed'] for r in rows)}/{len(rows)}"
+            f"parsed {sum(r['parsed'] for r in rows)}/{len(rows)}  "
+            f"facts {sum(r['facts'] for r in rows)}"
         )
     return 0
 
 
-def _call(
-    client: httpx.Client, api_base: str, body: dict[str, Any], signature: Any
-) -> dict[str, Any]:
+def _call(client: httpx.Client, api_base: str, body: dict[str, Any]) -> dict[str, Any]:
     t0 = time.perf_counter()
     reply = client.post(f"{api_base.rstrip('/')}/chat/completions", json=body).json()
     timings = reply.get("timings", {})
     text = reply["choices"][0]["message"]["content"]
     try:
-        SchemaJSONAdapter().parse(signature, text)
-        parsed = True
+        event = SchemaJSONAdapter().parse(ExtractCompactSignature, text)["event"]
+        parsed, facts = True, len(getattr(event, "facts", []) or [])
     except Exception:  # any reply the pipeline could not read counts as unparsed
-        parsed = False
+        parsed, facts = False, 0
     return {
         "seconds": time.perf_counter() - t0,
         "generated": timings.get("predicted_n", 0),
         "per_second": timings.get("predicted_per_second", 0.0),
         "parsed": parsed,
+        "facts": facts,
     }
 
 

@@ -1,7 +1,7 @@
-"""ExtractCompact: a conversation turn -> one compact event with mentions and facts."""
+"""ExtractCompact: a conversation turn -> one compact event with its facts."""
 
-from apexmem_neo.llm.extract_compact.models import CompactEvent, CompactFact, Mention
+from apexmem_neo.llm.extract_compact.models import CompactEvent, CompactFact
 from apexmem_neo.llm.extract_compact.module import ExtractCompact
 from apexmem_neo.llm.extract_compact.signatures import ExtractCompactSignature
 
-__all__ = ["CompactEvent", "CompactFact", "ExtractCompact", "ExtractCompactSignature", "Mention"]
+__all__ = ["CompactEvent", "CompactFact", "ExtractCompact", "ExtractCompactSignature"]

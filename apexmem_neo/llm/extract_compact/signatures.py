@@ -14,13 +14,11 @@ from apexmem_neo.llm.extract_compact.models import CompactEvent
 
 class ExtractCompactSignature(dspy.Signature):  # type: ignore[misc]
     """Extract one event and its facts from a conversation turn for a temporal memory.
-    event: what the turn reports, in snake_case. mentions: people and things named in the
-    turn other than its speaker and listener, with their type. facts: atomic statements about
-    a subject (a name, never "I" or "you"); property in snake_case, reusing a known property
-    when one fits; value a bool for yes/no attributes, a number for amounts, else short text.
-    when: the time words exactly as said ("yesterday", "last May") or null. quote: the first
-    words of the sentence of the text that says the fact, copied exactly. Greetings and small
-    talk give facts: []."""
+    event: what the turn reports, in snake_case. facts: atomic statements about a subject (a
+    name, never "I" or "you"); property in snake_case, reusing a known property when one fits;
+    value a bool for yes/no attributes, a number for amounts, else short text. when: the time
+    words exactly as said ("yesterday", "last May") or null. Greetings and small talk give
+    facts: []."""
 
     known_properties: str = dspy.InputField()
     anchor: str = dspy.InputField(desc="when the turn was said: ISO datetime and weekday")

@@ -8,10 +8,10 @@ import dspy
 
 from apexmem_neo.construction.calls import CompactJSONAdapter
 from apexmem_neo.construction.checkpoint import Checkpoint
-from apexmem_neo.construction.compact import as_extracted, sentence_from
+from apexmem_neo.construction.compact import as_extracted, sentence_holding, sentences
 from apexmem_neo.construction.loaders import TurnInput
 from apexmem_neo.construction.pipeline import ConstructionPipeline, PipelineConfig
-from apexmem_neo.llm.extract_compact import CompactEvent, ExtractCompact
+from apexmem_neo.llm.extract_compact import CompactEvent, CompactFact, ExtractCompact
 from apexmem_neo.ontology import EntityType
 from apexmem_neo.ontology.ids import entity_id
 from apexmem_neo.store.sqlite import SQLiteGraphStore
@@ -35,17 +35,12 @@ def session_turns() -> list[TurnInput]:
     return [turn(text, DAY, seq, speaker=speakers[seq % 2]) for seq, text in enumerate(TEXTS)]
 
 
-def compact_fact(
-    subject: str, prop: str, value: Any, quote: str, when: str | None = None
-) -> dict[str, Any]:
-    return {"subject": subject, "property": prop, "value": value, "when": when, "quote": quote}
+def compact_fact(subject: str, prop: str, value: Any, when: str | None = None) -> dict[str, Any]:
+    return {"subject": subject, "property": prop, "value": value, "when": when}
 
 
-def compact(
-    kind: str, mentions: list[tuple[str, str]], facts: list[dict[str, Any]]
-) -> dict[str, Any]:
-    named = [{"name": name, "type": type_} for name, type_ in mentions]
-    return {"event": {"event": kind, "mentions": named, "facts": facts}}
+def compact(kind: str, facts: list[dict[str, Any]]) -> dict[str, Any]:
+    return {"event": {"event": kind, "facts": facts}}
 
 
 def key(text: str) -> str:
@@ -53,16 +48,14 @@ def key(text: str) -> str:
 
 
 ANSWERS = {
-    key(TEXTS[0]): compact("greeting", [], []),
-    key(TEXTS[1]): compact("small_talk", [], []),
-    key(TEXTS[2]): compact("preference_stated", [("Sakura Sushi", "Corporation")], [
-        compact_fact("Alice", "favourite_restaurant", "Sakura Sushi", "Now Sakura Sushi is"),
+    key(TEXTS[0]): compact("greeting", []),
+    key(TEXTS[1]): compact("small_talk", []),
+    key(TEXTS[2]): compact("preference_stated", [
+        compact_fact("Alice", "favourite_restaurant", "Sakura Sushi"),
     ]),
-    key(TEXTS[3]): compact("adopted_pet", [("Rex", "Animal")], [
-        compact_fact("Bob", "has_pet", "Rex", "Nice. I adopted", "last week"),
-    ]),
-    key(TEXTS[4]): compact("moved_city", [("Denver", "Place")], [
-        compact_fact("Alice", "lives_in", "Denver", "I moved to Denver", "yesterday"),
+    key(TEXTS[3]): compact("adopted_pet", [compact_fact("Bob", "has_pet", "Rex", "last week")]),
+    key(TEXTS[4]): compact("moved_city", [
+        compact_fact("Alice", "lives_in", "Denver", "yesterday"),
     ]),
 }  # fmt: skip
 
@@ -74,27 +67,37 @@ def compact_pipeline(
     return ConstructionPipeline(store, checkpoint, lm, PipelineConfig(), ADAPTER)
 
 
-def test_a_quote_becomes_the_text_to_the_end_of_its_sentence() -> None:
-    text = "Oh no! I started at Orbit Labs last week. Version 2.5 is out."
-    assert sentence_from("i started at", text) == "I started at Orbit Labs last week."
-    assert sentence_from("Version 2.5", text) == "Version 2.5 is out."
-    assert sentence_from("Oh no! I started", text) == "Oh no! I started at Orbit Labs last week."
-    assert sentence_from("not in the text", text) == "not in the text"
+def test_a_text_splits_into_sentences_with_their_punctuation() -> None:
+    text = "Oh no! I started at Orbit Labs last week. Version 2.5 is out"
+    assert sentences(text) == ["Oh no!", "I started at Orbit Labs last week.", "Version 2.5 is out"]
+    assert sentences("") == []
+
+
+def test_the_evidence_is_the_sentence_holding_the_value() -> None:
+    text = "Oh no! I started at Orbit Labs last week. Version 2.5 is out. Labs are fun!"
+
+    def held(subject: str, prop: str, value: Any, when: str | None = None) -> str:
+        fact = CompactFact(subject=subject, property=prop, value=value, when=when)
+        return sentence_holding(fact, text)
+
+    assert held("Tom", "employer", "orbit labs") == "I started at Orbit Labs last week."
+    assert held("App", "version", 2.5) == "Version 2.5 is out."
+    assert held("Tom", "started_job", True, "last week") == "I started at Orbit Labs last week."
+    one = CompactFact(subject="Tom", property="mood", value="glad")
+    assert sentence_holding(one, "  Glad to hear it, thanks  ") == "Glad to hear it, thanks"
 
 
 def test_compact_events_convert_with_inferred_dtypes_and_no_model_dates() -> None:
     event = CompactEvent.model_validate(
-        compact("ran", [("Chicago marathon", "Event")], [
-            compact_fact("Tom", "marathon_time_minutes", 252, "I ran", "last Sunday"),
-            compact_fact("Tom", "finished", True, "I ran"),
-            compact_fact("Tom", "race_day", "2023-10-08", "I ran"),
+        compact("ran", [
+            compact_fact("Tom", "marathon_time_minutes", 252, "last Sunday"),
+            compact_fact("Tom", "ran_marathon", True),
+            compact_fact("Tom", "race_day", "2023-10-08", "last Sunday"),
         ])["event"]
     )  # fmt: skip
     extracted = as_extracted(event, "I ran the marathon last Sunday. Tired now.")
     assert extracted.type == "ran" and extracted.when == "last Sunday"
-    assert [(p.name, p.role.value) for p in extracted.participants] == [
-        ("Chicago marathon", "Mentioned")
-    ]
+    assert extracted.participants == []  # the facts' subjects are the entities
     assert [(f.dtype.value, f.t_from, f.t_to, f.evidence) for f in extracted.facts] == [
         ("int", None, None, "I ran the marathon last Sunday."),
         ("bool", None, None, "I ran the marathon last Sunday."),
@@ -117,7 +120,7 @@ def test_the_default_pipeline_builds_facts_with_sentence_evidence_and_rule_dates
     ).fetchall()
     assert [(quote, seq) for quote, *_, seq in rows] == [
         ("Now Sakura Sushi is my favorite restaurant.", 2),
-        ("Nice. I adopted a dog last week, his name is Rex.", 3),  # a quote over two sentences
+        ("I adopted a dog last week, his name is Rex.", 3),
         ("I moved to Denver yesterday, by the way.", 4),
     ]
     assert all(text[start:end] == quote for quote, start, end, text, _ in rows)

@@ -145,3 +145,40 @@ def test_no_employer_is_added_when_the_model_gave_one_or_for_a_document_stream()
         ("Alice", "employer", "Acme Corp")
     ]
     assert repaired("I work at Acme Corp.", [ACME], [], speaker=None)[0] == []
+
+
+@pytest.mark.parametrize(
+    ("text", "employer"),
+    [
+        ("I work at Acme Corp as an engineer.", "Acme Corp"),
+        ("I'm working for Orbit Labs these days.", "Orbit Labs"),
+        ("I started at the Mercy Hospital in May.", "Mercy Hospital"),
+    ],
+)
+def test_an_unlisted_organisation_named_after_a_work_word_is_the_employer(
+    text: str, employer: str
+) -> None:
+    facts, why = repaired(text, [ALICE], [fact("Alice", "occupation", "engineer", text)])
+    assert ("Alice", "employer", employer) in facts
+    assert why == [
+        f"the turn says the speaker works at/for {employer!r} and the model gave no employer fact"
+    ]
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "I work at Globex now.",  # a name, but nothing says it is an organisation
+        "I work at home these days.",  # not a name
+        "I was working out at Acme Corp.",  # not work
+    ],
+)
+def test_an_unlisted_name_that_is_not_an_organisation_adds_no_employer(text: str) -> None:
+    facts, why = repaired(text, [ALICE], [])
+    assert facts == [] and why == []
+
+
+def test_an_unlisted_name_memory_types_as_an_organisation_is_the_employer() -> None:
+    known = {"Globex": {EntityType.CORPORATION}}
+    facts, _ = repaired("I work at Globex now.", [ALICE], [], known=known)
+    assert facts == [("Alice", "employer", "Globex")]
