@@ -104,6 +104,11 @@ def _args(argv: list[str] | None) -> argparse.Namespace:
         default=AgentConfig().context_order,
         help="which part of the agent's prefetched context comes first",
     )
+    p.add_argument(
+        "--answer-program",
+        default=None,
+        help="a compiled answer program (apexmem optimize) for the agent's fast path",
+    )
     p.add_argument("--rag-k", type=int, default=10)
     p.add_argument("--context-tokens", type=int, default=8192, help="full-context model window")
     p.add_argument("--tag", default="", help="suffix of the output files")
@@ -120,6 +125,7 @@ def agent_config(args: argparse.Namespace) -> AgentConfig:
         prefetch_turns=args.prefetch_turns,
         context_style=args.context_style,
         context_order=args.context_order,
+        answer_program=args.answer_program,
     )
 
 
@@ -351,6 +357,7 @@ def main(argv: list[str] | None = None) -> int:
         "prefetch_turns": args.prefetch_turns,
         "context_style": args.context_style,
         "context_order": args.context_order,
+        "answer_program": args.answer_program,
     }
     result = {
         "benchmark": "locomo",

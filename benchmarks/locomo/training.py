@@ -2,12 +2,14 @@
 
 Writes JSON Lines of {"question", "answer", "date"} for the questions of categories 1-4 whose
 gold evidence lies in the first --sessions sessions, asked on the conversation's last session
-date (as the LOCOMO harness asks them). Only tuning conversations belong here: a conversation
-used for training is never reported as evaluation.
+date (as the LOCOMO harness asks them). ``--skip-sessions N`` leaves out the questions a
+development run over the first N sessions asks (those answered from them alone), so one
+conversation gives both a training and a development set. Only tuning conversations belong
+here: a conversation used for training is never reported as evaluation.
 
 Usage (from the repo root):
     .venv/bin/python -m benchmarks.locomo.training --conversation conv-30 --sessions 10 \\
-        --out benchmarks/results/train_conv-30.jsonl
+        --skip-sessions 3 --out benchmarks/results/train_conv-30.jsonl
 """
 
 from __future__ import annotations
@@ -26,9 +28,16 @@ from benchmarks.locomo.data import (
 from benchmarks.locomo.run import DEFAULT_DATA
 
 
-def training_rows(data: Path, conversation: str, sessions: int | None) -> list[dict[str, str]]:
+def training_rows(
+    data: Path, conversation: str, sessions: int | None, skip_sessions: int = 0
+) -> list[dict[str, str]]:
     sample = load_sample(data, conversation)
-    questions = select_questions(sample, sample_turns(sample, sessions), (1, 2, 3, 4))
+    categories = (1, 2, 3, 4)
+    questions = select_questions(sample, sample_turns(sample, sessions), categories)
+    if skip_sessions:
+        dev = select_questions(sample, sample_turns(sample, skip_sessions), categories)
+        seen = {q.qid for q in dev}
+        questions = [q for q in questions if q.qid not in seen]
     date = last_session_date(sample)
     return [{"question": q.question, "answer": q.gold, "date": date} for q in questions]
 
@@ -38,12 +47,15 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--data", type=Path, default=DEFAULT_DATA)
     p.add_argument("--conversation", required=True)
     p.add_argument("--sessions", type=int, default=None)
+    p.add_argument(
+        "--skip-sessions", type=int, default=0, help="leave out the first N sessions' questions"
+    )
     p.add_argument("--out", type=Path, required=True)
     args = p.parse_args(sys.argv[1:] if argv is None else argv)
     if not args.data.is_file():
         print(f"LOCOMO data not found at {args.data} (--data points elsewhere)")
         return 1
-    rows = training_rows(args.data, args.conversation, args.sessions)
+    rows = training_rows(args.data, args.conversation, args.sessions, args.skip_sessions)
     args.out.parent.mkdir(parents=True, exist_ok=True)
     args.out.write_text("".join(json.dumps(r) + "\n" for r in rows), encoding="utf-8")
     print(f"{len(rows)} questions of {args.conversation} written to {args.out}")

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import json
+from pathlib import Path
 from typing import Any
 
 from benchmarks.locomo.data import (
@@ -11,6 +13,7 @@ from benchmarks.locomo.data import (
     select_questions,
     turn_dia_ids,
 )
+from benchmarks.locomo.training import training_rows
 
 
 def sample() -> dict[str, Any]:
@@ -56,3 +59,12 @@ def test_turn_ids_map_to_dia_ids() -> None:
     mapping = turn_dia_ids(turns)
     assert sorted(mapping.values()) == ["D1:1", "D1:2", "D2:1"]
     assert mapping[turns[2].turn().turn_id] == "D2:1"
+
+
+def test_training_rows_leave_out_the_development_sessions_questions(tmp_path: Path) -> None:
+    data = tmp_path / "locomo.json"
+    data.write_text(json.dumps([sample()]), encoding="utf-8")
+    every = training_rows(data, "conv-x", None)
+    assert [r["question"] for r in every] == ["q0", "q1"]
+    assert every[0] == {"question": "q0", "answer": "2022", "date": "2023-06-09T14:00:00"}
+    assert [r["question"] for r in training_rows(data, "conv-x", None, skip_sessions=1)] == ["q1"]

@@ -24,6 +24,8 @@ def test_prefetch_options_reach_the_config() -> None:
     config = agent_config(args)
     assert (config.prefetch_entities, config.prefetch_turns, config.mode) == (0, 12, "fast")
     assert agent_config(_args(["--context-order", "turns"])).context_order == "turns"
+    assert agent_config(_args(["--answer-program", "p.json"])).answer_program == "p.json"
+    assert agent_config(_args([])).answer_program == AgentConfig().answer_program
 
 
 def test_out_of_range_prefetch_is_refused_naming_the_field() -> None:
