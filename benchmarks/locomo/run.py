@@ -69,6 +69,12 @@ def _args(argv: list[str] | None) -> argparse.Namespace:
     p.add_argument("--conversation", default="conv-26")
     p.add_argument("--sessions", type=int, default=None, help="first N sessions (default all)")
     p.add_argument("--turns", type=int, default=None, help="first N turns of those sessions")
+    p.add_argument(
+        "--question-sessions",
+        type=int,
+        default=None,
+        help="ask only what the first N sessions answer (default: all ingested sessions)",
+    )
     p.add_argument("--store", choices=("sqlite", "neo4j"), default="sqlite")
     p.add_argument("--db", type=Path, default=None, help="kept store (default under results/work)")
     p.add_argument("--categories", default="1,2,3,4,5", help="comma-separated LOCOMO categories")
@@ -324,7 +330,10 @@ def main(argv: list[str] | None = None) -> int:
     sample = load_sample(args.data, args.conversation)
     turns = sample_turns(sample, args.sessions)[: args.turns]
     categories = tuple(int(c) for c in args.categories.split(","))
-    questions = select_questions(sample, turns, categories, args.limit)
+    if args.question_sessions and args.sessions and args.question_sessions > args.sessions:
+        raise SystemExit("error: --question-sessions cannot exceed --sessions (not ingested)")
+    asked_from = sample_turns(sample, args.question_sessions) if args.question_sessions else turns
+    questions = select_questions(sample, asked_from, categories, args.limit)
     qdate = last_session_date(sample)
     names = [s for s in args.systems.split(",") if s]
     try:
@@ -345,6 +354,7 @@ def main(argv: list[str] | None = None) -> int:
     setup = {
         "conversation": args.conversation,
         "sessions": sorted({t.session_seq for t in turns}),
+        "question_sessions": args.question_sessions,
         "turns": len(turns),
         "store": args.store,
         "db": str(db),
