@@ -4,9 +4,10 @@ raw to llama-server under several response formats and demo counts, interleaved 
 Arms: ``schema`` (the strict json_schema the pipeline sends: a grammar on the server),
 ``object`` (json_object), ``none`` (no response_format), ``compact-demos`` (the schema, with
 the demonstrations' JSON written without indentation), ``demos-3`` and ``demos-0`` (the
-schema with the first three or no demonstrations). Per arm: median seconds, generated
-tokens, generation speed (the server's own timings), whether the reply parses, and the facts
-written.
+schema with the first three or no demonstrations), ``cap-3`` (at most three facts per turn,
+in the schema and the demonstrations). Per arm: median seconds, generated tokens, generation
+speed (the server's own timings), whether the reply parses, the facts written and how many
+of them are grounded (a text value found in the turn itself, not only in its context).
 
 Usage (from the repo root; the local LLM server running):
     .venv/bin/python -m benchmarks.construction.output_cost --turns 8 --arms schema,object,none
@@ -32,9 +33,10 @@ from apexmem_neo.llm.extract_compact.signatures import ExtractCompactSignature
 from apexmem_neo.llm.extract_event.module import format_anchor, format_context
 from apexmem_neo.llm.lm import SchemaJSONAdapter, output_model
 from apexmem_neo.settings import LOCAL_LM_API_BASE
-from benchmarks.construction.run import DEFAULT_DATA
+from benchmarks.construction.run import DEFAULT_DATA, grounded_value
 
-ARMS = ("schema", "object", "none", "compact-demos", "demos-3", "demos-0")
+ARMS = ("schema", "object", "none", "compact-demos", "demos-3", "demos-0", "cap-3")
+CAP = 3
 
 
 class CompactDemosAdapter(SchemaJSONAdapter):
@@ -50,12 +52,16 @@ class CompactDemosAdapter(SchemaJSONAdapter):
 def request(arm: str, inputs: dict[str, str], demos: list[dspy.Example]) -> dict[str, Any]:
     """The chat request body of ``arm`` for one turn."""
     sig = ExtractCompactSignature
-    adapter = CompactDemosAdapter() if arm == "compact-demos" else SchemaJSONAdapter()
+    adapter = CompactDemosAdapter() if arm in ("compact-demos", "cap-3") else SchemaJSONAdapter()
     shown = {"demos-3": demos[:3], "demos-0": []}.get(arm, demos)
+    if arm == "cap-3":
+        shown = [_capped(d) for d in demos]
     body: dict[str, Any] = {
         "messages": adapter.format(sig, shown, inputs), "temperature": 0, "max_tokens": 1024
     }  # fmt: skip
     schema = output_model(sig).model_json_schema()
+    if arm == "cap-3":
+        schema["$defs"]["CompactEvent"]["properties"]["facts"]["maxItems"] = CAP
     formats = {"object": {"type": "json_object"}, "none": None}
     chosen = formats.get(
         arm,
@@ -64,6 +70,16 @@ def request(arm: str, inputs: dict[str, str], demos: list[dspy.Example]) -> dict
     if chosen is not None:
         body["response_format"] = chosen
     return body
+
+
+def _capped(demo: dspy.Example) -> dspy.Example:
+    event = demo.event.model_copy(update={"facts": demo.event.facts[:CAP]})
+    return dspy.Example(**{**demo.toDict(), "event": event}).with_inputs(*demo.inputs().keys())
+
+
+def grounded(facts: list[Any], text: str) -> int:
+    """Facts whose text value is found in the turn's own text (``grounded_value``)."""
+    return sum(isinstance(f.value, str) and grounded_value(f.value, text) for f in facts)
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -93,34 +109,36 @@ def main(argv: list[str] | None = None) -> int:
             }  # fmt: skip
             for arm in arms if i % 2 == 0 else arms[::-1]:  # who goes first alternates
                 body = request(arm, inputs, demos)
-                results[arm].append(_call(client, args.api_base, body))
+                results[arm].append(_call(client, args.api_base, body, turn.text))
     for arm, rows in results.items():
         print(
             f"{arm:14} s {statistics.median(r['seconds'] for r in rows):5.1f}  "
             f"tokens {statistics.median(r['generated'] for r in rows):5.0f}  "
             f"tok/s {statistics.median(r['per_second'] for r in rows):5.1f}  "
             f"parsed {sum(r['parsed'] for r in rows)}/{len(rows)}  "
-            f"facts {sum(r['facts'] for r in rows)}"
+            f"facts {sum(r['facts'] for r in rows)}  grounded {sum(r['grounded'] for r in rows)}"
         )
     return 0
 
 
-def _call(client: httpx.Client, api_base: str, body: dict[str, Any]) -> dict[str, Any]:
+def _call(client: httpx.Client, api_base: str, body: dict[str, Any], text: str) -> dict[str, Any]:
     t0 = time.perf_counter()
     reply = client.post(f"{api_base.rstrip('/')}/chat/completions", json=body).json()
     timings = reply.get("timings", {})
     text = reply["choices"][0]["message"]["content"]
     try:
         event = SchemaJSONAdapter().parse(ExtractCompactSignature, text)["event"]
-        parsed, facts = True, len(getattr(event, "facts", []) or [])
+        facts = list(event.facts)
+        parsed = True
     except Exception:  # any reply the pipeline could not read counts as unparsed
-        parsed, facts = False, 0
+        parsed, facts = False, []
     return {
         "seconds": time.perf_counter() - t0,
         "generated": timings.get("predicted_n", 0),
         "per_second": timings.get("predicted_per_second", 0.0),
         "parsed": parsed,
-        "facts": facts,
+        "facts": len(facts),
+        "grounded": grounded(facts, text),
     }
 
 

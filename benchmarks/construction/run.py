@@ -46,6 +46,7 @@ from typing import Any
 
 import dspy
 import numpy as np
+from rapidfuzz import fuzz
 
 from apexmem_neo.construction.candidates import loose_name
 from apexmem_neo.construction.checkpoint import Checkpoint
@@ -69,6 +70,8 @@ FUTURE = re.compile(
     r"\b(tomorrow|next|upcoming|coming|soon|will|going to|plan|in \w+ (days|weeks))\b"
 )
 WARM_ANCHOR = "2024-01-01T12:00:00"
+GROUNDED_SCORE = 90
+TEXT_DTYPES = frozenset({"str", "enum"})
 
 
 def _args(argv: list[str] | None) -> argparse.Namespace:
@@ -101,16 +104,25 @@ def _args(argv: list[str] | None) -> argparse.Namespace:
     p.add_argument("--db-dir", type=Path, default=None, help="keep each arm's graph here")
     p.add_argument("--out", type=Path, default=REPO / "benchmarks/results/construction_locomo.json")
     p.add_argument("--publish", action="store_true", help=f"write {PUBLISHED.name}")
+    p.add_argument(
+        "--from-results",
+        type=Path,
+        default=None,
+        help="no ingest: measure the stores in --db-dir again for this results file's timings",
+    )
     return p.parse_args(argv)
 
 
 def _facts(store: SQLiteGraphStore) -> list[dict[str, Any]]:
     sql = (
-        "SELECT en.name, f.property, f.value_json, f.t_from, t.anchor_datetime, t.session_id, "
-        "ev.text FROM facts f JOIN entities en ON en.entity_id = f.entity_id "
+        "SELECT en.name, f.property, f.value_json, f.dtype, f.t_from, t.anchor_datetime, "
+        "t.session_id, ev.text, t.text FROM facts f JOIN entities en ON en.entity_id = f.entity_id "
         "JOIN evidence ev ON ev.evidence_id = f.evidence_id JOIN turns t ON t.turn_id = ev.turn_id"
     )
-    keys = ("subject", "property", "value_json", "t_from", "anchor", "session_id", "evidence")
+    keys = (
+        "subject", "property", "value_json", "dtype", "t_from", "anchor", "session_id",
+        "evidence", "turn_text",
+    )  # fmt: skip
     return [dict(zip(keys, row, strict=True)) for row in store.connection.execute(sql)]
 
 
@@ -145,6 +157,22 @@ def coverage(
         "coverage": covered / total if total else 0.0,
         "embedder": embedder.name,
     }
+
+
+def grounded_value(value: object, text: str) -> bool:
+    """Whether a text value is found in ``text`` (fuzzy, to allow case and inflection)."""
+    folded = str(value).casefold()
+    return fuzz.partial_ratio(folded, text.casefold()) >= GROUNDED_SCORE
+
+
+def grounded(facts: list[dict[str, Any]]) -> dict[str, Any]:
+    """How many text-valued facts say a value found in their own turn: a precision proxy
+    (a value only in the context, or in no turn, was copied or made up; paraphrases count
+    against it too, so it is a lower bound)."""
+    text_facts = [f for f in facts if f["dtype"] in TEXT_DTYPES]
+    found = sum(grounded_value(json.loads(f["value_json"]), f["turn_text"]) for f in text_facts)
+    n = len(text_facts)
+    return {"text_facts": n, "grounded": found, "share": found / n if n else 0.0}
 
 
 def duplicates(store: SQLiteGraphStore) -> dict[str, Any]:
@@ -228,6 +256,7 @@ def _arm_configs(args: argparse.Namespace) -> dict[str, PipelineConfig]:
     configs = {
         "compact": PipelineConfig(concurrency=args.concurrency),
         "baseline": PipelineConfig(concurrency=args.concurrency, extraction="full"),
+        "compact-common": PipelineConfig(concurrency=args.concurrency, known_properties="common"),
     }
     return configs
 
@@ -295,20 +324,47 @@ def ingest_interleaved(
 def arm_summary(
     arm: Arm, sample: dict[str, Any], sessions: dict[int, str], compared: list[int], args: Any
 ) -> dict[str, Any]:
-    facts = _facts(arm.store)
-    ran = {seq: sessions[seq] for seq in sorted(arm.sessions)}
     on_compared = [arm.sessions[seq] for seq in compared if seq in arm.sessions]
     return {
-        "sessions": sorted(ran),
+        "sessions": sorted(arm.sessions),
         "compared": llm_breakdown(RunStats.combined(on_compared)) if on_compared else None,
         "all": llm_breakdown(RunStats.combined(list(arm.sessions.values()))),
         "seconds_per_session": {
             seq: [stats.processed, stats.wall_seconds] for seq, stats in arm.sessions.items()
         },
-        "coverage": coverage(sample, facts, ran, args.threshold),
-        "entities": duplicates(arm.store),
-        "dates": dates(facts, arm.checkpoint),
-        "failed_turns": len(arm.checkpoint.failed()),
+        **stored_metrics(
+            arm.store,
+            arm.checkpoint,
+            sample,
+            sessions,
+            sorted(arm.sessions),
+            compared,
+            args.threshold,
+        ),
+    }
+
+
+def stored_metrics(
+    store: SQLiteGraphStore,
+    checkpoint: Checkpoint,
+    sample: dict[str, Any],
+    sessions: dict[int, str],
+    ran: list[int],
+    compared: list[int],
+    threshold: float,
+) -> dict[str, Any]:
+    """What an arm's store holds: coverage (over its sessions and over the compared ones),
+    grounded facts, entity duplicates, dates and failed turns."""
+    facts = _facts(store)
+    both = {seq: sessions[seq] for seq in compared if seq in ran}
+    return {
+        "coverage": coverage(sample, facts, {seq: sessions[seq] for seq in ran}, threshold),
+        "coverage_compared": coverage(sample, facts, both, threshold),
+        "grounded": grounded(facts),
+        "grounded_compared": grounded([f for f in facts if f["session_id"] in both.values()]),
+        "entities": duplicates(store),
+        "dates": dates(facts, checkpoint),
+        "failed_turns": len(checkpoint.failed()),
     }
 
 
@@ -328,6 +384,11 @@ def speedups(summaries: dict[str, dict[str, Any]], compared: list[int]) -> dict[
         overall = base["compared"]["seconds_per_turn"] / summary["compared"]["seconds_per_turn"]
         result[name] = {"speedup": round(overall, 3), "per_session": per_session}
     return result
+
+
+def _share(cov: dict[str, Any]) -> dict[str, Any]:
+    covered, n = cov["covered"], cov["observations"]
+    return {"successes": covered, "n": n, "rate": round(covered / n, 3) if n else 0.0}
 
 
 def publish(record: dict[str, Any], args: argparse.Namespace) -> None:
@@ -352,13 +413,15 @@ def publish(record: dict[str, Any], args: argparse.Namespace) -> None:
         "coverage": {"successes": covered, "n": observed, "rate": round(covered / observed, 3)},
         "date_accuracy": {"successes": accurate, "n": dated, "rate": round(accurate / dated, 3)},
     }
+    mine = compact["grounded"]
+    figures["grounded_share"] = round(mine["share"], 3)
     if base is not None:
         figures["baseline_llm_calls_per_turn"] = round(base["compared"]["calls_per_turn"], 3)
-        figures["baseline_coverage"] = {
-            "successes": base["coverage"]["covered"],
-            "n": base["coverage"]["observations"],
-        }
+        figures["coverage_compared"] = _share(compact["coverage_compared"])
+        figures["baseline_coverage"] = _share(base["coverage"])
         figures["baseline_date_accuracy"] = round(base["dates"]["accuracy"], 3)
+        figures["grounded_share_compared"] = round(compact["grounded_compared"]["share"], 3)
+        figures["baseline_grounded_share"] = round(base["grounded"]["share"], 3)
     published = {
         "order": 4,
         "name": "Memory construction: compact extraction vs the earlier (full) extraction",
@@ -367,7 +430,9 @@ def publish(record: dict[str, Any], args: argparse.Namespace) -> None:
         "date": record["date"],
         "model": record["model"],
         "tuned_on": "prompts and demos written on generated turns and the Alice sample; the "
-        "compact schema (and the rejected multi-turn windows) tried on conv-26 session 1",
+        "compact schema (and the rejected multi-turn windows) tried on conv-26 session 1; the "
+        "output form without quotes or mentions chosen by generated tokens and fact counts on "
+        "conv-30's first 16 turns (benchmarks.construction.output_cost), coverage not looked at",
         "evaluated_on": f"LOCOMO {args.conversation} sessions 1-{args.sessions} "
         f"({figures['turns']} turns; speed on sessions 1-{len(record['compared'])}, "
         f"{figures['compared_turns']} turns, both arms interleaved by session)",
@@ -385,9 +450,16 @@ def publish(record: dict[str, Any], args: argparse.Namespace) -> None:
             },
             {
                 "result": "Construction: observations covered (n={coverage[n]})",
-                "figure": "{coverage[rate]:.1%} (the earlier extraction on the same turns: "
+                "figure": "{coverage[rate]:.1%} (on the compared sessions "
+                "{coverage_compared[successes]}/{coverage_compared[n]}, the earlier extraction "
                 "{baseline_coverage[successes]}/{baseline_coverage[n]})",
                 "ci95": "coverage",
+            },
+            {
+                "result": "Construction: text facts whose value is said in their turn",
+                "figure": "{grounded_share:.1%} (on the compared sessions "
+                "{grounded_share_compared:.1%}, the earlier extraction "
+                "{baseline_grounded_share:.1%})",
             },
             {
                 "result": "Construction: fact dates plausible (n={date_accuracy[n]})",
@@ -397,13 +469,69 @@ def publish(record: dict[str, Any], args: argparse.Namespace) -> None:
             },
         ],
     }
-    if args.baseline_api_base:
-        published["notes"] = (
-            "The baseline arm ran against a second llama-server started with the earlier "
-            "settings (one slot, 8k context); the compact arm against the project's server "
-            "(two slots). Only one arm ran at a time."
-        )
+    published["notes"] = (
+        "The baseline arm ran against a second llama-server started with the earlier "
+        "settings (one slot, 8k context); the compact arm against the project's server "
+        "(two slots). Only one arm ran at a time."
+        if args.baseline_api_base
+        else "Both arms ran against the project's llama-server (two slots), one arm at a "
+        "time; before each arm's session one untimed call warmed the server's prompt cache."
+    )
     PUBLISHED.write_text(json.dumps(published, indent=2) + "\n", encoding="utf-8")
+
+
+def measured(
+    args: argparse.Namespace,
+    turns: list[TurnInput],
+    sample: dict[str, Any],
+    sessions: dict[int, str],
+) -> dict[str, Any]:
+    """Every arm ingests the turns (interleaved by session) and is measured."""
+    db_dir = args.db_dir or Path(tempfile.mkdtemp(prefix="apexmem-bench-"))
+    db_dir.mkdir(parents=True, exist_ok=True)
+    arms = _make_arms(args, db_dir)
+    compare = args.compare_sessions if args.compare_sessions is not None else len(sessions)
+    compared = ingest_interleaved(arms, turns, compare, str(args.data))
+    summaries = {arm.name: arm_summary(arm, sample, sessions, compared, args) for arm in arms}
+    head = subprocess.run(["git", "rev-parse", "HEAD"], cwd=REPO, capture_output=True, text=True)
+    return {
+        "command": " ".join([".venv/bin/python -m benchmarks.construction.run", *sys.argv[1:]]),
+        "commit": head.stdout.strip(),
+        "date": datetime.now(UTC).date().isoformat(),
+        "model": arms[0].pipeline.runner.lm.model,
+        "conversation": args.conversation,
+        "compared": compared,
+        "dense_candidates": not args.no_dense,
+        "arms": summaries,
+        "speedup": speedups(summaries, compared),
+    }
+
+
+def remeasured(
+    args: argparse.Namespace, sample: dict[str, Any], sessions: dict[int, str]
+) -> dict[str, Any]:
+    """A results file's record with its arms' stores (in --db-dir) measured again by today's
+    metrics; its timings are kept as they were."""
+    if args.db_dir is None:
+        raise SystemExit("error: --from-results needs the --db-dir the run kept its stores in")
+    record: dict[str, Any] = json.loads(args.from_results.read_text(encoding="utf-8"))
+    for name, summary in record["arms"].items():
+        db = args.db_dir / f"{name}.sqlite"
+        if not db.is_file():
+            raise SystemExit(f"error: no store of arm {name!r} at {db}")
+        store, checkpoint = SQLiteGraphStore(db), Checkpoint(db)
+        checkpoint.open()
+        try:
+            summary.update(
+                stored_metrics(
+                    store, checkpoint, sample, sessions,
+                    summary["sessions"], record["compared"], args.threshold,
+                )
+            )  # fmt: skip
+        finally:
+            checkpoint.close()
+            store.close()
+    return record
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -416,28 +544,15 @@ def main(argv: list[str] | None = None) -> int:
         s for s in json.loads(args.data.read_text()) if s["sample_id"] == args.conversation
     )
     sessions = {t.session_seq: t.session_id for t in turns}
-    db_dir = args.db_dir or Path(tempfile.mkdtemp(prefix="apexmem-bench-"))
-    db_dir.mkdir(parents=True, exist_ok=True)
-    arms = _make_arms(args, db_dir)
-    compare = args.compare_sessions if args.compare_sessions is not None else len(sessions)
-    compared = ingest_interleaved(arms, turns, compare, str(args.data))
-    summaries = {arm.name: arm_summary(arm, sample, sessions, compared, args) for arm in arms}
-    head = subprocess.run(["git", "rev-parse", "HEAD"], cwd=REPO, capture_output=True, text=True)
-    record = {
-        "command": " ".join([".venv/bin/python -m benchmarks.construction.run", *sys.argv[1:]]),
-        "commit": head.stdout.strip(),
-        "date": datetime.now(UTC).date().isoformat(),
-        "model": arms[0].pipeline.runner.lm.model,
-        "conversation": args.conversation,
-        "compared": compared,
-        "dense_candidates": not args.no_dense,
-        "arms": summaries,
-        "speedup": speedups(summaries, compared),
-    }
+    if args.from_results is not None:
+        record = remeasured(args, sample, sessions)
+    else:
+        record = measured(args, turns, sample, sessions)
     args.out.parent.mkdir(parents=True, exist_ok=True)
     args.out.write_text(json.dumps(record, indent=2, default=str))
     brief = {
-        name: {k: s[k] for k in ("compared", "coverage", "dates")} for name, s in summaries.items()
+        name: {k: s[k] for k in ("compared", "coverage", "coverage_compared", "grounded", "dates")}
+        for name, s in record["arms"].items()
     }
     print(json.dumps({"arms": brief, "speedup": record["speedup"]}, indent=2, default=str))
     print(f"written to {args.out}")
