@@ -520,6 +520,7 @@ def remeasured(
         if not db.is_file():
             raise SystemExit(f"error: no store of arm {name!r} at {db}")
         store, checkpoint = SQLiteGraphStore(db), Checkpoint(db)
+        store.init_schema()  # opens the kept store; its schema is already there
         checkpoint.open()
         try:
             summary.update(
