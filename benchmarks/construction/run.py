@@ -386,6 +386,14 @@ def speedups(summaries: dict[str, dict[str, Any]], compared: list[int]) -> dict[
     return result
 
 
+def _portable(command: str) -> str:
+    """The command without a ``--data`` path that is the default (outside the repository)."""
+    found = re.search(r" --data (\S+)", command)
+    if found and Path(found.group(1)).resolve() == DEFAULT_DATA.resolve():
+        return command.replace(found.group(0), "")
+    return command
+
+
 def _share(cov: dict[str, Any]) -> dict[str, Any]:
     covered, n = cov["covered"], cov["observations"]
     return {"successes": covered, "n": n, "rate": round(covered / n, 3) if n else 0.0}
@@ -425,7 +433,7 @@ def publish(record: dict[str, Any], args: argparse.Namespace) -> None:
     published = {
         "order": 4,
         "name": "Memory construction: compact extraction vs the earlier (full) extraction",
-        "command": record["command"],
+        "command": _portable(record["command"]),
         "commit": record["commit"],
         "date": record["date"],
         "model": record["model"],

@@ -7,7 +7,7 @@ from typing import Any
 
 from apexmem_neo.llm.extract_compact import CompactFact
 from benchmarks.construction.output_cost import grounded as grounded_in_reply
-from benchmarks.construction.run import grounded, grounded_value
+from benchmarks.construction.run import DEFAULT_DATA, _portable, grounded, grounded_value
 
 TURN = "Lost my job as a banker yesterday, so I'm gonna start my own dance studio!"
 
@@ -43,3 +43,9 @@ def test_a_replys_grounded_facts_are_its_text_values_found_in_the_turn() -> None
         CompactFact(subject="Jon", property="lost_job", value=True),
     ]
     assert grounded_in_reply(facts, TURN) == 1
+
+
+def test_the_published_command_leaves_out_the_default_data_path() -> None:
+    default = f"x --data {DEFAULT_DATA} --conversation conv-30"
+    assert _portable(default) == "x --conversation conv-30"
+    assert _portable("x --data /elsewhere/locomo.json") == "x --data /elsewhere/locomo.json"
