@@ -440,7 +440,9 @@ def publish(record: dict[str, Any], args: argparse.Namespace) -> None:
         "tuned_on": "prompts and demos written on generated turns and the Alice sample; the "
         "compact schema (and the rejected multi-turn windows) tried on conv-26 session 1; the "
         "output form without quotes or mentions chosen by generated tokens and fact counts on "
-        "conv-30's first 16 turns (benchmarks.construction.output_cost), coverage not looked at",
+        "conv-30's first 16 turns (benchmarks.construction.output_cost); rejected alternatives "
+        "(quotes kept, only common properties offered) compared on conv-30 sessions 1-2, the "
+        "turns the speed is measured on",
         "evaluated_on": f"LOCOMO {args.conversation} sessions 1-{args.sessions} "
         f"({figures['turns']} turns; speed on sessions 1-{len(record['compared'])}, "
         f"{figures['compared_turns']} turns, both arms interleaved by session)",
