@@ -497,16 +497,16 @@ def measured(
     sessions: dict[int, str],
 ) -> dict[str, Any]:
     """Every arm ingests the turns (interleaved by session) and is measured."""
+    head = subprocess.run(["git", "rev-parse", "HEAD"], cwd=REPO, capture_output=True, text=True)
     db_dir = args.db_dir or Path(tempfile.mkdtemp(prefix="apexmem-bench-"))
     db_dir.mkdir(parents=True, exist_ok=True)
     arms = _make_arms(args, db_dir)
     compare = args.compare_sessions if args.compare_sessions is not None else len(sessions)
     compared = ingest_interleaved(arms, turns, compare, str(args.data))
     summaries = {arm.name: arm_summary(arm, sample, sessions, compared, args) for arm in arms}
-    head = subprocess.run(["git", "rev-parse", "HEAD"], cwd=REPO, capture_output=True, text=True)
     return {
         "command": " ".join([".venv/bin/python -m benchmarks.construction.run", *sys.argv[1:]]),
-        "commit": head.stdout.strip(),
+        "commit": head.stdout.strip(),  # the code the run started with
         "date": datetime.now(UTC).date().isoformat(),
         "model": arms[0].pipeline.runner.lm.model,
         "conversation": args.conversation,
