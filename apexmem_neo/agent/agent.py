@@ -25,12 +25,14 @@ from __future__ import annotations
 import re
 import time
 from collections.abc import Callable, Mapping
+from dataclasses import replace
 from typing import Any
 
 import dspy
 from dspy.utils.callback import BaseCallback
 
-from apexmem_neo.agent.context import NOTHING, TurnLabels, prefetch, quote_turns
+from apexmem_neo.agent.context import NOTHING, Prefetched, prefetch, quote_turns
+from apexmem_neo.agent.dated_answers import evidence_date
 from apexmem_neo.agent.models import AgentConfig, AgentResult, Mode, TraceStep
 from apexmem_neo.agent.programs import load_answer_program
 from apexmem_neo.agent.query_loop import QueryLoop
@@ -99,7 +101,8 @@ class MemoryAgent:
         t0 = time.perf_counter()
         chosen = mode or self.config.mode
         qdate = normalize_time(question_date) if question_date is not None else None
-        inputs, labels, hints = self._inputs(question, qdate, chosen)
+        inputs, found, hints = self._inputs(question, qdate, chosen)
+        labels = found.labels
         result = AgentResult(question=question, question_date=qdate, time_hints=hints)
         counter = _CallCounter()
         turn_ids: list[str] = []
@@ -109,6 +112,7 @@ class MemoryAgent:
         ):
             if chosen in ("fast", "auto"):
                 turn_ids = self._fast(inputs, result, tracker, final=chosen == "fast")
+                self._date_from_evidence(result, labels.resolve(turn_ids), found)
             if chosen == "query":
                 turn_ids = self._query(inputs, result, tracker)
             elif chosen == "react" or (chosen == "auto" and not result.enough_context):
@@ -131,31 +135,40 @@ class MemoryAgent:
 
     def _inputs(
         self, question: str, qdate: str | None, mode: Mode
-    ) -> tuple[dict[str, Any], TurnLabels, list[str]]:
+    ) -> tuple[dict[str, Any], Prefetched, list[str]]:
         times = question_times(question, qdate)
         hints = list(dict.fromkeys(t.hint() for t in times))
-        context, labels = self._context(question, times, mode)
+        found = self._context(question, times, mode)
         inputs = {
             "question": question,
             "question_date": qdate[:10] if qdate else "unknown",
             "time_hints": hints_text(qdate, hints),
-            "context": context,
+            "context": found.text,
         }
-        return inputs, labels, hints
+        return inputs, found, hints
 
-    def _context(
-        self, question: str, times: list[QuestionTime], mode: Mode
-    ) -> tuple[str, TurnLabels]:
-        """The prefetched context (after the configured preamble, or in the query mode the
-        compact schema) and its turn labels."""
+    def _context(self, question: str, times: list[QuestionTime], mode: Mode) -> Prefetched:
+        """The prefetched context, after the configured preamble (in the query mode the
+        compact schema)."""
         found = prefetch(self.store, question, self.searcher, self.config, times, self.backend)
         preamble = self.config.context_preamble
         if not preamble and mode == "query" and self.backend is not None:
             preamble = compact_schema(self.backend.schema(), self._query_language())
         if not preamble:
-            return found.text, found.labels
+            return found
         text = preamble if found.text == NOTHING else f"{preamble}\n\n{found.text}"
-        return text, found.labels
+        return replace(found, text=text)
+
+    @staticmethod
+    def _date_from_evidence(result: AgentResult, cited: list[str], found: Prefetched) -> None:
+        """A when-question's answer dated by the turn it cites (see ``dated_answers``); the
+        model's own answer stays in the fast step's trace."""
+        if result.mode != "fast" or not result.trace:
+            return
+        dated = evidence_date(result.question, result.answer, cited, found.dates, found.text)
+        if dated is not None and dated != result.answer:
+            result.trace[-1].thought = f"answered {result.answer!r}; its cited turn dates it"
+            result.answer = dated
 
     def _fast(
         self, inputs: Mapping[str, Any], result: AgentResult, tracker: Any, final: bool

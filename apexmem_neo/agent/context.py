@@ -20,8 +20,10 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
+from apexmem_neo.agent.dated_answers import TurnDates
 from apexmem_neo.agent.models import AgentConfig, EvidenceItem
-from apexmem_neo.agent.timewords import QuestionTime
+from apexmem_neo.agent.timewords import QuestionTime, said_times, spoken_date, with_said_dates
+from apexmem_neo.construction.compact import value_said
 from apexmem_neo.search.protocol import SearchError
 from apexmem_neo.search.text import analyze
 from apexmem_neo.store.protocol import (
@@ -73,10 +75,12 @@ class TurnLabels:
 
 @dataclass
 class Prefetched:
-    """The fast path's context text and the turn labels it uses."""
+    """The fast path's context text, the turn labels it uses, and the days and time words of
+    the turns it shows (by turn id)."""
 
     text: str
     labels: TurnLabels
+    dates: dict[str, TurnDates] = field(default_factory=dict)
 
 
 _WORDS = re.compile(r"[a-z0-9]+")
@@ -334,15 +338,23 @@ def facts_of_turn(backend: QueryBackend, turn_id: str) -> list[tuple[str, str, A
 
 
 def dated_fact_lines(
-    backend: QueryBackend, turn_id: str, said_on: str, shown: set[str]
+    backend: QueryBackend,
+    turn_id: str,
+    text: str,
+    times: Sequence[QuestionTime],
+    shown: set[str],
 ) -> list[str]:
-    """The turn's facts that hold from another day than the turn was said on (its time words
-    resolved at ingest: "yesterday" said on 2023-01-20 is 2023-01-19), each shown once in the
-    whole context. Facts dated the day of the turn repeat its words and were clutter."""
+    """The turn's facts dated by its own time words (``times``: "yesterday" said on 2023-01-20
+    holds from 2023-01-19), each shown once in the whole context. Facts dated the day of the
+    turn repeat its words; a date no time word of the turn gives, or a text value the turn
+    does not say, was filled in by the small extractor from elsewhere ("Gina occupation
+    banker" on a turn where Jon said it): both are left out."""
     lines: list[str] = []
     for name, prop, value, t_from in facts_of_turn(backend, turn_id):
-        line = f"{name} {prop} = {_value(value)} (from {t_from[:10]})"
-        if t_from[:10] == said_on or line in shown or len(lines) >= FACTS_PER_TURN:
+        line = f"{name} {prop} = {_value(value)} (from {spoken_date(t_from)})"
+        dated = any(t.start[:10] <= t_from[:10] <= t.end[:10] for t in times)
+        unsaid = isinstance(value, str) and not value_said(value, text)
+        if not dated or unsaid or line in shown or len(lines) >= FACTS_PER_TURN:
             continue
         shown.add(line)
         lines.append(line)
@@ -357,11 +369,17 @@ def _json_value(raw: Any) -> Any:
 
 
 def transcript_turns(
-    searcher: Searcher, question: str, k: int, labels: TurnLabels, backend: QueryBackend | None
+    searcher: Searcher,
+    question: str,
+    k: int,
+    labels: TurnLabels,
+    backend: QueryBackend | None,
+    dates: dict[str, TurnDates] | None = None,
 ) -> str:
-    """The top-k turns as transcript lines ("[T1] 2023-05-08 Caroline: ..."), oldest first,
-    each followed by its facts dated by time words: the lines plain RAG shows, plus the dates
-    that construction resolved, which the small model gets wrong when it resolves them itself."""
+    """The top-k turns as transcript lines ("[T1] 8 May 2023 Caroline: ..."), oldest first,
+    each with its time words resolved against the day it was said and followed by the facts
+    they date: the lines plain RAG shows, plus the dates the small model gets wrong when it
+    resolves them itself."""
     try:
         hits = searcher.search(question, k=k).turns
     except SearchError as exc:
@@ -371,10 +389,15 @@ def transcript_turns(
     shown: set[str] = set()
     for hit in sorted(hits, key=lambda h: (h.time or "", h.graph_id)):
         said_on = (hit.time or "")[:10]
-        text = _value(hit.text, TRANSCRIPT_TURN_CHARS)  # "Speaker: words", as indexed
-        lines.append(f"[{labels.label(hit.graph_id)}] {said_on} {text}")
-        if backend is not None:
-            facts = dated_fact_lines(backend, hit.graph_id, said_on, shown)
+        times = said_times(hit.text, said_on) if said_on else []
+        if dates is not None and said_on:
+            dates[hit.graph_id] = TurnDates(said_on, times)
+        # "Speaker: words", as indexed, with the dates of its time words beside them
+        text = _value(with_said_dates(hit.text, times), TRANSCRIPT_TURN_CHARS)
+        spoken = spoken_date(said_on) if said_on else "undated"
+        lines.append(f"[{labels.label(hit.graph_id)}] {spoken} {text}")
+        if backend is not None and times:
+            facts = dated_fact_lines(backend, hit.graph_id, hit.text, times, shown)
             lines += [f"    memory: {fact}" for fact in facts]
     return "Turns, oldest first:\n" + "\n".join(lines) if lines else ""
 
@@ -415,18 +438,20 @@ def prefetch(
     return entities_context(store, question, searcher, config, times)
 
 
-TIME_WORDS = frozenset(
-    "when before after since until during long often times ago first last latest now "
-    "currently current still change changed changes became".split()
+STATE_TIME_WORDS = frozenset(
+    "before after since until during now currently current still often times previous "
+    "previously change changed changes became become".split()
 )
 
 
-def asks_about_time(question: str, times: Sequence[QuestionTime]) -> bool:
-    """Whether the question is about time (names a date or asks when, before, since, how
-    often, now...): only then do the computed lines lead the context. On other questions the
-    small model copied them as the answer ("Gina's business now: clothing store" to what Jon
-    said about her progress)."""
-    return bool(times) or not TIME_WORDS.isdisjoint(_WORDS.findall(question.lower()))
+def asks_about_states(question: str, times: Sequence[QuestionTime]) -> bool:
+    """Whether the question asks about a state over time (names a date, or asks before, since,
+    how often, now, what changed): only then do the computed lines lead the context. On other
+    questions the small model copied them as the answer ("Gina's business now: clothing store"
+    to what Jon said about her progress), and a plain "when did ..." is answered by its turn's
+    time words: the states the small extractor made of events ("business_name became Door
+    Dash") misled it."""
+    return bool(times) or not STATE_TIME_WORDS.isdisjoint(_WORDS.findall(question.lower()))
 
 
 def transcript_context(
@@ -437,18 +462,20 @@ def transcript_context(
     times: Sequence[QuestionTime],
     backend: QueryBackend | None,
 ) -> Prefetched:
-    """Computed lines for a question about time (when its entities' states answer it), then
+    """Computed lines for a question about states over time (``asks_about_states``), then
     the same top-k turns plain RAG reads, each with its facts dated by time words."""
     labels = TurnLabels()
+    dates: dict[str, TurnDates] = {}
     parts: list[str] = []
-    if config.prefetch_entities and asks_about_time(question, times):
+    if config.prefetch_entities and asks_about_states(question, times):
         computed, _ = computed_lines(store, question, searcher, config, times, labels)
         if computed:
             parts.append("Computed for this question:\n" + "\n".join(f"- {c}" for c in computed))
     if searcher is not None and config.prefetch_turns:
-        parts.append(transcript_turns(searcher, question, config.prefetch_turns, labels, backend))
+        k = config.prefetch_turns
+        parts.append(transcript_turns(searcher, question, k, labels, backend, dates))
     text = "\n\n".join(p for p in parts if p)[: config.max_context_chars]
-    return Prefetched(text or NOTHING, labels)
+    return Prefetched(text or NOTHING, labels, dates)
 
 
 def entities_context(

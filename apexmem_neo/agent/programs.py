@@ -4,7 +4,9 @@ The fast path answers with ``AnswerProgram`` (one ``dspy.Predict`` over ``Answer
 A compiled program is the same module with few-shot demonstrations chosen by a DSPy optimizer
 from questions whose answers are known, saved with DSPy's own ``save`` as JSON:
 ``compile_answer_program`` makes one for any model and data (``apexmem optimize``,
-``Memory.optimize``), and ``AgentConfig.answer_program`` names the one to use (none ships yet).
+``Memory.optimize``), and ``AgentConfig.answer_program`` names the one to use. The package
+ships one compiled for the local default model (``SHIPPED_ANSWER_PROGRAM``), which a memory
+on that model loads unless told otherwise (``NO_PROGRAM``).
 ``load_compiled`` loads a compiled program of any kind (the ReAct loop's and the query mode's
 too) into a fresh one, refusing a file compiled for other instructions.
 """
@@ -24,6 +26,10 @@ from apexmem_neo.errors import ApexMemError
 
 Optimizer = Literal["labeled", "bootstrap"]
 ANSWER_INPUTS = ("question", "question_date", "time_hints", "context")
+SHIPPED_ANSWER_PROGRAM = Path(__file__).parent / "compiled" / "answer_local.json"
+"""The answer program compiled for the local default model, shipped in the package."""
+NO_PROGRAM = "none"
+"""``answer_program`` (or APEXMEM_ANSWER_PROGRAM) value that turns the shipped program off."""
 
 
 class AnswerProgram(dspy.Module):  # type: ignore[misc]
@@ -38,16 +44,17 @@ class AnswerProgram(dspy.Module):  # type: ignore[misc]
 
 
 def load_answer_program(path: str | Path | None) -> AnswerProgram:
-    """The answer program, with the compiled demonstrations saved at ``path`` when given."""
-    program = AnswerProgram()
-    if path is None:
-        return program
+    """The answer program, with the compiled demonstrations saved at ``path`` when given
+    (refused when compiled for other instructions, as ``load_compiled`` does)."""
+    if path is None or str(path) == NO_PROGRAM:
+        return AnswerProgram()
     file = Path(path)
     if not file.is_file():
         raise ApexMemError(f"no compiled answer program at {file} (make one: apexmem optimize)")
+    program = AnswerProgram()
     try:
-        program.load(str(file))
-    except Exception as exc:  # a file of another program or a broken one: name it
+        load_compiled(program, file)
+    except ApexMemError as exc:
         raise ApexMemError(f"{file} is not a compiled answer program: {exc}") from exc
     return program
 

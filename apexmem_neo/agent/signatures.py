@@ -8,7 +8,7 @@ import dspy
 # to "what"/"where" questions; the wording now says when a date is wanted.
 FAST_ANSWER_DESC = (
     "the short answer in the context's own words (a name, a place, a number or a phrase); "
-    "a date (YYYY-MM-DD) only when the question asks when"
+    "a date only when the question asks when, written as the context writes it"
 )
 QUESTION_DATE_DESC = "today: when the question is asked, not when things happened"
 ANSWER_DESC = "the short answer the question asks for: a name, a value, or a date (YYYY-MM-DD)"
@@ -23,13 +23,13 @@ EVIDENCE_DESC = "turn ids supporting the answer (the few that matter most)"
 
 class AnswerFromContext(dspy.Signature):  # type: ignore[misc]
     """Answer the question from the memory context only. Lines computed for this question
-    answer it when they name what it asks. Otherwise read the turns: each is [T1] the date it
-    was said, the speaker and their words, and the "memory:" lines under a turn are facts taken
-    from it with the date they hold from ("yesterday" already resolved): use those dates for
-    when-questions. In a timeline a value holds from its date until the next value's date.
-    The question date is when the question is asked, never the answer by itself. Cite the
-    turns (T1, T2, ...) the answer rests on. Set enough_context to false if the context does
-    not contain the answer."""
+    answer it when they name what it asks. Otherwise read the turns: each is [T1] the day it
+    was said, the speaker and their words, where relative times are followed by the date they
+    mean ("yesterday (19 January 2023)"); "memory:" lines under a turn are facts taken from it
+    with the date they hold from. For a when-question answer with those dates. In a timeline a
+    value holds from its date until the next value's date. The question date is when the
+    question is asked, never the answer by itself. Cite the turns (T1, T2, ...) the answer
+    rests on. Set enough_context to false if the context does not contain the answer."""
 
     # The context comes first and the question last, as in plain RAG's prompt: the small model
     # reads the question right before it answers.

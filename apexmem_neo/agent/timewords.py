@@ -2,9 +2,10 @@
 
 from __future__ import annotations
 
+import calendar
 import re
 from dataclasses import dataclass
-from datetime import datetime
+from datetime import date, datetime
 from typing import Final
 
 from apexmem_neo.construction.grounding import FINDER, MONTHS, ground_expression
@@ -46,6 +47,47 @@ def question_times(question: str, question_date: TimeLike | None) -> list[Questi
             span, _ = grounded
             out.append(QuestionTime(expression, span.start.isoformat(), span.end.isoformat()))
     return out
+
+
+def spoken_date(day: str) -> str:
+    """An ISO day as people write it: "2023-01-19" -> "19 January 2023" (LOCOMO's answers, and
+    a user's, say dates this way; token F1 gives an ISO date no credit against them)."""
+    d = date.fromisoformat(day[:10])
+    return f"{d.day} {calendar.month_name[d.month]} {d.year}"
+
+
+def spoken_span(start: str, end: str) -> str:
+    """A span of days as people say it: one day, a whole month ("January 2023"), a whole year
+    ("2023"), or "22 January 2023 to 28 January 2023"."""
+    first, last = date.fromisoformat(start[:10]), date.fromisoformat(end[:10])
+    if first == last:
+        return spoken_date(start)
+    month_end = calendar.monthrange(first.year, first.month)[1]
+    if first.day == 1 and (last.year, last.month, last.day) == (first.year, first.month, month_end):
+        return f"{calendar.month_name[first.month]} {first.year}"
+    if (first.month, first.day, last.month, last.day) == (1, 1, 12, 31) and first.year == last.year:
+        return str(first.year)
+    return f"{spoken_date(start)} to {spoken_date(end)}"
+
+
+def said_times(text: str, said_on: str) -> list[QuestionTime]:
+    """The relative time words of a turn, resolved against the day it was said; words that
+    denote that same day, and absolute dates, are left out (the turn shows its day)."""
+    return [
+        t
+        for t in question_times(text, said_on)
+        if not ABSOLUTE_DATE.fullmatch(t.expression)
+        and not t.start[:10] == t.end[:10] == said_on[:10]
+    ]
+
+
+def with_said_dates(text: str, times: list[QuestionTime]) -> str:
+    """``text`` with each of its ``said_times`` followed by the date it denotes, in place:
+    "Lost my job yesterday (19 January 2023)". Beside the words the small model copies the
+    date; from a separate line it copied the day the turn was said or the words themselves."""
+    for t in times:
+        text = text.replace(t.expression, f"{t.expression} ({spoken_span(t.start, t.end)})", 1)
+    return text
 
 
 def resolve_time_words(question: str, question_date: TimeLike | None) -> list[str]:

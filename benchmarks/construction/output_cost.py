@@ -27,13 +27,14 @@ import dspy
 import httpx
 from dspy.adapters.utils import serialize_for_json
 
+from apexmem_neo.construction.compact import value_said
 from apexmem_neo.construction.loaders import load_locomo
 from apexmem_neo.llm.extract_compact.module import ExtractCompact
 from apexmem_neo.llm.extract_compact.signatures import ExtractCompactSignature
 from apexmem_neo.llm.extract_event.module import format_anchor, format_context
 from apexmem_neo.llm.lm import SchemaJSONAdapter, output_model
 from apexmem_neo.settings import LOCAL_LM_API_BASE
-from benchmarks.construction.run import DEFAULT_DATA, grounded_value
+from benchmarks.construction.run import DEFAULT_DATA
 
 ARMS = ("schema", "object", "none", "compact-demos", "demos-3", "demos-0", "cap-3")
 CAP = 3
@@ -78,8 +79,8 @@ def _capped(demo: dspy.Example) -> dspy.Example:
 
 
 def grounded(facts: list[Any], text: str) -> int:
-    """Facts whose text value is found in the turn's own text (``grounded_value``)."""
-    return sum(isinstance(f.value, str) and grounded_value(f.value, text) for f in facts)
+    """Facts whose text value is found in the turn's own text (``value_said``)."""
+    return sum(isinstance(f.value, str) and value_said(f.value, text) for f in facts)
 
 
 def main(argv: list[str] | None = None) -> int:

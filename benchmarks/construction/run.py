@@ -46,10 +46,10 @@ from typing import Any
 
 import dspy
 import numpy as np
-from rapidfuzz import fuzz
 
 from apexmem_neo.construction.candidates import loose_name
 from apexmem_neo.construction.checkpoint import Checkpoint
+from apexmem_neo.construction.compact import value_said
 from apexmem_neo.construction.loaders import TurnInput, load_locomo
 from apexmem_neo.construction.pipeline import (
     ConstructionPipeline,
@@ -70,7 +70,6 @@ FUTURE = re.compile(
     r"\b(tomorrow|next|upcoming|coming|soon|will|going to|plan|in \w+ (days|weeks))\b"
 )
 WARM_ANCHOR = "2024-01-01T12:00:00"
-GROUNDED_SCORE = 90
 TEXT_DTYPES = frozenset({"str", "enum"})
 
 
@@ -159,18 +158,12 @@ def coverage(
     }
 
 
-def grounded_value(value: object, text: str) -> bool:
-    """Whether a text value is found in ``text`` (fuzzy, to allow case and inflection)."""
-    folded = str(value).casefold()
-    return fuzz.partial_ratio(folded, text.casefold()) >= GROUNDED_SCORE
-
-
 def grounded(facts: list[dict[str, Any]]) -> dict[str, Any]:
     """How many text-valued facts say a value found in their own turn: a precision proxy
     (a value only in the context, or in no turn, was copied or made up; paraphrases count
     against it too, so it is a lower bound)."""
     text_facts = [f for f in facts if f["dtype"] in TEXT_DTYPES]
-    found = sum(grounded_value(json.loads(f["value_json"]), f["turn_text"]) for f in text_facts)
+    found = sum(value_said(json.loads(f["value_json"]), f["turn_text"]) for f in text_facts)
     n = len(text_facts)
     return {"text_facts": n, "grounded": found, "share": found / n if n else 0.0}
 

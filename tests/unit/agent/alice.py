@@ -31,7 +31,7 @@ TURN_2: Final = "alice_turn_2"
 ALICE: Final = "alice_ent"
 EVENT_1: Final = "alice_ev_1"
 EVENT_2: Final = "alice_ev_2"
-TEXT_1: Final = "My favourite restaurant is Italian Garden."
+TEXT_1: Final = "My favourite restaurant is Italian Garden. I ate there last Saturday."
 TEXT_2: Final = "I have a new favourite restaurant now: Sakura Sushi!"
 
 
@@ -80,7 +80,7 @@ def alice_batch(prefix: str = "", name: str = "Alice", scope: str = "default") -
     )  # fmt: skip
 
 
-VISIT_LINE: Final = "Alice visited = Italian Garden (from 2024-01-13)"
+VISIT_LINE: Final = "Alice visited = Italian Garden (from 13 January 2024)"
 
 
 def visit_batch(prefix: str = "", scope: str = "default") -> GraphBatch:

@@ -63,7 +63,7 @@ def test_prefetched_context_reaches_the_model(
     tools = build_tools(store, backend, searcher)
     MemoryAgent(dummy, store, tools, backend, searcher).ask("Alice's favourite restaurant now?")
     prompt = str(dummy.history[-1]["messages"])
-    assert re.search(r"\[T\d+\] 2024-03-20 Alice: I have a new favourite", prompt)
+    assert re.search(r"\[T\d+\] 20 March 2024 Alice: I have a new favourite", prompt)
     assert f"memory: {VISIT_LINE}" in prompt
     assert "changed 1 time(s): on 2024-03-20 from Italian Garden to Sakura Sushi" in prompt
     assert TURN_2 not in prompt  # the long id is shown as a short label
@@ -96,7 +96,7 @@ def test_a_cited_turn_label_is_mapped_back_to_its_turn(
     probe = lm([FAST_OK])
     tools = build_tools(store, backend, searcher)
     MemoryAgent(probe, store, tools, backend, searcher).ask("Alice favourite restaurant?")
-    found = re.search(r"\[(T\d+)\] 2024-03-20 Alice", str(probe.history[-1]["messages"]))
+    found = re.search(r"\[(T\d+)\] 20 March 2024 Alice", str(probe.history[-1]["messages"]))
     assert found is not None
     cites_label = {**FAST_OK, "evidence_turn_ids": [found.group(1).lower()]}
     res = agent(store, backend, searcher, [cites_label]).ask("Alice favourite restaurant?")

@@ -14,7 +14,11 @@ from apexmem_neo.agent.context import (
     rank_properties,
 )
 from apexmem_neo.agent.models import AgentConfig
-from apexmem_neo.agent.timewords import QuestionTime, question_times, resolve_time_words
+from apexmem_neo.agent.timewords import (
+    QuestionTime,
+    question_times,
+    resolve_time_words,
+)
 from apexmem_neo.errors import ServiceUnavailableError
 from apexmem_neo.memory.views import ScopedSearcher
 from apexmem_neo.ontology import Entity, Fact, GraphBatch, Session, Turn
@@ -227,10 +231,25 @@ def test_transcript_context_shows_rag_lines_with_the_dated_facts_of_each_turn(
     lines = found.text.split("Turns, oldest first:\n", 1)[1].splitlines()
     first = found.labels.label(TURN_1)
     assert lines == [
-        f"[{first}] 2024-01-15 Alice: {TEXT_1}",
+        f"[{first}] 15 January 2024 Alice: {TEXT_1}".replace(
+            "last Saturday", "last Saturday (13 January 2024)"
+        ),
         f"    memory: {VISIT_LINE}",  # dated by time words; the same-day fact is the turn's words
-        f"[{found.labels.label(TURN_2)}] 2024-03-20 Alice: {TEXT_2}",
+        f"[{found.labels.label(TURN_2)}] 20 March 2024 Alice: {TEXT_2}",
     ]
+
+
+def test_transcript_context_resolves_time_words_and_leaves_out_values_the_turn_never_said(
+    store: SQLiteGraphStore, backend: SQLiteQueryBackend
+) -> None:
+    visit = visit_batch().facts[0]
+    unsaid = Fact(**{**visit.model_dump(exclude={"fact_id"}), "value": "Sakura Sushi"})
+    store.write(GraphBatch(facts=[unsaid], recorded_at="2024-03-21T00:00:00"))
+    # turn 1 names Italian Garden only: its Sakura Sushi was copied from elsewhere
+    searcher = ScopedSearcher(alice_search(), "default")
+    config = AgentConfig(prefetch_entities=0, prefetch_turns=2)
+    found = prefetch(store, "Which restaurant does Alice like?", searcher, config, (), backend)
+    assert "memory:" not in found.text
 
 
 def test_transcript_context_leads_with_the_computed_lines(

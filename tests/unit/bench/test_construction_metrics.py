@@ -5,9 +5,10 @@ from __future__ import annotations
 import json
 from typing import Any
 
+from apexmem_neo.construction.compact import value_said
 from apexmem_neo.llm.extract_compact import CompactFact
 from benchmarks.construction.output_cost import grounded as grounded_in_reply
-from benchmarks.construction.run import DEFAULT_DATA, _portable, grounded, grounded_value
+from benchmarks.construction.run import DEFAULT_DATA, _portable, grounded
 
 TURN = "Lost my job as a banker yesterday, so I'm gonna start my own dance studio!"
 
@@ -17,11 +18,11 @@ def fact(value: Any, dtype: str = "str", text: str = TURN) -> dict[str, Any]:
 
 
 def test_a_value_said_in_the_turn_is_grounded_in_any_case_or_inflection() -> None:
-    assert grounded_value("banker", TURN)
-    assert grounded_value("Dance Studio", TURN)
-    assert grounded_value("dance studios", TURN)
-    assert not grounded_value("Door Dash", TURN)
-    assert not grounded_value("bankers union", TURN)
+    assert value_said("banker", TURN)
+    assert value_said("Dance Studio", TURN)
+    assert value_said("dance studios", TURN)
+    assert not value_said("Door Dash", TURN)
+    assert not value_said("bankers union", TURN)
 
 
 def test_only_text_values_count_and_the_share_is_over_them() -> None:

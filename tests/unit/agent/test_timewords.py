@@ -1,0 +1,39 @@
+"""Time words as people say them: the turns' own times and the questions about states."""
+
+from __future__ import annotations
+
+from apexmem_neo.agent.context import asks_about_states
+from apexmem_neo.agent.timewords import (
+    question_times,
+    said_times,
+    spoken_date,
+    spoken_span,
+    with_said_dates,
+)
+
+
+def test_dates_are_spoken_as_people_write_them() -> None:
+    assert spoken_date("2023-01-19T00:00:00") == "19 January 2023"
+    assert spoken_span("2023-01-01", "2023-01-31") == "January 2023"
+    assert spoken_span("2024-02-01", "2024-02-29") == "February 2024"
+    assert spoken_span("2022-01-01", "2022-12-31") == "2022"
+    assert spoken_span("2023-01-09", "2023-01-15") == "9 January 2023 to 15 January 2023"
+
+
+def test_a_turns_time_words_get_their_dates_beside_them() -> None:
+    said = "Lost my job yesterday, and at Door Dash this month. See you next month, not today!"
+    assert with_said_dates(said, said_times(said, "2023-01-20")) == (
+        "Lost my job yesterday (19 January 2023), and at Door Dash this month (January 2023). "
+        "See you next month (February 2023), not today!"
+    )  # "today" is the day shown with the turn: not repeated
+    assert said_times("My favourite restaurant is Italian Garden.", "2023-01-20") == []
+    assert said_times("We met on 2023-01-02.", "2023-01-20") == []  # already a date
+
+
+def test_only_questions_about_states_over_time_get_computed_lines() -> None:
+    assert asks_about_states("When did Alice's favourite restaurant change?", [])
+    assert asks_about_states("Where did she live before Seattle?", [])
+    assert asks_about_states("What does she do now?", [])
+    assert asks_about_states("Where was she on 2024-02-01?", question_times("on 2024-02-01", None))
+    assert not asks_about_states("When did Gina lose her job at Door Dash?", [])
+    assert not asks_about_states("What did Jon say about Gina's store?", [])
