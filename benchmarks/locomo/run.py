@@ -187,7 +187,7 @@ class Systems:
             raise SystemExit("error: plain RAG needs the memory's search index (none was built)")
         context = (
             self.full
-            if index is None
+            if system == "full_context" or index is None
             else rag_turns(index, q.question, self.turns, self.args.rag_k)
         )
         out = self.answerer.answer(q.question, qdate, context)
