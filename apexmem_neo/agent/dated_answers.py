@@ -14,7 +14,13 @@ import re
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 
-from apexmem_neo.agent.timewords import QuestionTime, question_times, spoken_date, spoken_span
+from apexmem_neo.agent.timewords import (
+    VAGUE_AMOUNT,
+    QuestionTime,
+    question_times,
+    spoken_date,
+    spoken_time,
+)
 
 ASKS_WHEN = re.compile(
     r"^\W*when\b|\b(what|which) (date|day|month|year)\b|\bon what (date|day)\b", re.IGNORECASE
@@ -29,10 +35,14 @@ class TurnDates:
     times: list[QuestionTime] = field(default_factory=list)
 
     def event_date(self) -> str:
-        """What the turn dates: its first time word's span, else the day it was said."""
-        if self.times:
-            return spoken_span(self.times[0].start, self.times[0].end)
-        return spoken_date(self.said_on)
+        """What the turn dates: its first time word's date (with the words themselves when
+        vague: "a few years ago (around 2020)"), else the day it was said."""
+        if not self.times:
+            return spoken_date(self.said_on)
+        first = self.times[0]
+        if VAGUE_AMOUNT.search(first.expression):
+            return f"{first.expression} ({spoken_time(first)})"
+        return spoken_time(first)
 
 
 def asks_when(question: str) -> bool:

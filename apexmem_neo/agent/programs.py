@@ -4,9 +4,9 @@ The fast path answers with ``AnswerProgram`` (one ``dspy.Predict`` over ``Answer
 A compiled program is the same module with few-shot demonstrations chosen by a DSPy optimizer
 from questions whose answers are known, saved with DSPy's own ``save`` as JSON:
 ``compile_answer_program`` makes one for any model and data (``apexmem optimize``,
-``Memory.optimize``), and ``AgentConfig.answer_program`` names the one to use. The package
-ships one compiled for the local default model (``SHIPPED_ANSWER_PROGRAM``), which a memory
-on that model loads unless told otherwise (``NO_PROGRAM``).
+``Memory.optimize``), and ``AgentConfig.answer_program`` names the one to use. None ships:
+on the local default model the compiled demonstrations measured no better than none on the
+development questions and made the prompt several times longer (see the CHANGELOG).
 ``load_compiled`` loads a compiled program of any kind (the ReAct loop's and the query mode's
 too) into a fresh one, refusing a file compiled for other instructions.
 """
@@ -26,10 +26,6 @@ from apexmem_neo.errors import ApexMemError
 
 Optimizer = Literal["labeled", "bootstrap"]
 ANSWER_INPUTS = ("question", "question_date", "time_hints", "context")
-SHIPPED_ANSWER_PROGRAM = Path(__file__).parent / "compiled" / "answer_local.json"
-"""The answer program compiled for the local default model, shipped in the package."""
-NO_PROGRAM = "none"
-"""``answer_program`` (or APEXMEM_ANSWER_PROGRAM) value that turns the shipped program off."""
 
 
 class AnswerProgram(dspy.Module):  # type: ignore[misc]
@@ -46,7 +42,7 @@ class AnswerProgram(dspy.Module):  # type: ignore[misc]
 def load_answer_program(path: str | Path | None) -> AnswerProgram:
     """The answer program, with the compiled demonstrations saved at ``path`` when given
     (refused when compiled for other instructions, as ``load_compiled`` does)."""
-    if path is None or str(path) == NO_PROGRAM:
+    if path is None:
         return AnswerProgram()
     file = Path(path)
     if not file.is_file():

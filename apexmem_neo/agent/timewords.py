@@ -70,6 +70,22 @@ def spoken_span(start: str, end: str) -> str:
     return f"{spoken_date(start)} to {spoken_date(end)}"
 
 
+VAGUE_AMOUNT: Final = re.compile(r"\b(few|several|couple)\b", re.IGNORECASE)
+
+
+def spoken_time(t: QuestionTime) -> str:
+    """What a time word denotes, as people say it; a vague amount ("a few years ago") is
+    only "around" the day the grounder computed for it, at the granularity of its unit."""
+    if not VAGUE_AMOUNT.search(t.expression):
+        return spoken_span(t.start, t.end)
+    d = date.fromisoformat(t.start[:10])
+    if "year" in t.expression.lower():
+        return f"around {d.year}"
+    if "month" in t.expression.lower():
+        return f"around {calendar.month_name[d.month]} {d.year}"
+    return f"around {spoken_date(t.start)}"
+
+
 def said_times(text: str, said_on: str) -> list[QuestionTime]:
     """The relative time words of a turn, resolved against the day it was said; words that
     denote that same day, and absolute dates, are left out (the turn shows its day)."""
@@ -86,7 +102,7 @@ def with_said_dates(text: str, times: list[QuestionTime]) -> str:
     "Lost my job yesterday (19 January 2023)". Beside the words the small model copies the
     date; from a separate line it copied the day the turn was said or the words themselves."""
     for t in times:
-        text = text.replace(t.expression, f"{t.expression} ({spoken_span(t.start, t.end)})", 1)
+        text = text.replace(t.expression, f"{t.expression} ({spoken_time(t)})", 1)
     return text
 
 

@@ -40,6 +40,13 @@ def test_a_date_the_context_never_shows_is_replaced_by_the_cited_turns() -> None
     assert evidence_date(WHEN, "2023-01-07", ["t2", "t1"], DATES, CONTEXT) == "29 January 2023"
 
 
+def test_a_vague_time_keeps_its_words() -> None:
+    tattoo = "I got it a few years ago."
+    dates = {"t1": TurnDates("2023-02-08", said_times(tattoo, "2023-02-08"))}
+    assert evidence_date("When did Gina get her tattoo?", "8 February 2023", ["t1"], dates,
+                         "[T1] 8 February 2023") == "a few years ago (around 2020)"  # fmt: skip
+
+
 def test_an_answer_the_context_supports_is_kept() -> None:
     assert evidence_date(WHEN, "19 January 2023", ["t1"], DATES, CONTEXT) is None
     assert evidence_date(WHEN, "29 January 2023", ["t1"], DATES, CONTEXT) is None  # T2's day

@@ -26,6 +26,11 @@ def test_a_turns_time_words_get_their_dates_beside_them() -> None:
         "Lost my job yesterday (19 January 2023), and at Door Dash this month (January 2023). "
         "See you next month (February 2023), not today!"
     )  # "today" is the day shown with the turn: not repeated
+    vague = "I got it a few years ago; we met a couple of months ago."
+    assert with_said_dates(vague, said_times(vague, "2023-02-08")) == (
+        "I got it a few years ago (around 2020); we met a couple of months ago (around "
+        "December 2022)."
+    )
     assert said_times("My favourite restaurant is Italian Garden.", "2023-01-20") == []
     assert said_times("We met on 2023-01-02.", "2023-01-20") == []  # already a date
 
