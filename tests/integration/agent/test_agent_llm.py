@@ -48,7 +48,7 @@ def test_fast_path_when_it_changed(agent: MemoryAgent) -> None:
     res = agent.ask("When did Alice's favourite restaurant change?", "2024-04-01")
     assert res.error is None, res.error
     answer = res.answer.lower()
-    assert "2024-03-20" in answer or "march 20" in answer, res.answer
+    assert any(d in answer for d in ("2024-03-20", "march 20", "20 march")), res.answer
     assert TURN_2 in [e.turn_id for e in res.evidence] or not res.evidence
 
 
