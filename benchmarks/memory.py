@@ -13,6 +13,7 @@ import json
 import os
 import platform
 import shlex
+import subprocess
 from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass
@@ -113,11 +114,20 @@ def make_agent(memory: Memory, lm: Any, config: AgentConfig, scope: str) -> Memo
     return memory.agent(scope=scope, lm=lm, config=config)
 
 
+def head_commit() -> str:
+    """The repository's HEAD commit, or "unknown" outside a git checkout."""
+    root = Path(__file__).resolve().parents[1]
+    head = subprocess.run(["git", "rev-parse", "HEAD"], cwd=root, capture_output=True, text=True)
+    return head.stdout.strip() or "unknown"
+
+
 def provenance(module: str, argv: Sequence[str], **extra: Any) -> dict[str, Any]:
-    """The exact command (``python -m module argv``), time, host load and Python of a run."""
+    """The exact command (``python -m module argv``), commit, time, host load and Python of
+    a run (the commit is taken when it starts)."""
     load = os.getloadavg() if hasattr(os, "getloadavg") else (0.0, 0.0, 0.0)
     return {
         "command": shlex.join([".venv/bin/python", "-m", module, *argv]),
+        "commit": head_commit(),
         "started_at": datetime.now(UTC).replace(tzinfo=None).isoformat(timespec="seconds"),
         "load_avg_1_5_15": [round(x, 2) for x in load],
         "cpus": os.cpu_count(),

@@ -1,0 +1,61 @@
+"""Publishing a LOCOMO run: per-system figures with bootstrap intervals, and the agent's
+paired gap to each baseline."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+from benchmarks.locomo.publish import bootstrap_interval, main, paired_difference, published
+from benchmarks.published_results import REQUIRED
+
+
+def record(system: str, qid: int, category: int, correct: bool, f1: float) -> dict[str, Any]:
+    return {"system": system, "qid": f"c:q{qid}", "category": category, "correct": correct,
+            "f1": f1, "seconds": 2.0 + qid, "evidence_hit": True,
+            "tokens": {"prompt_tokens": 100, "completion_tokens": 10}}  # fmt: skip
+
+
+RECORDS = [
+    *(record("agent", i, 2 if i < 4 else 4, True, 0.8) for i in range(8)),
+    *(record("rag", i, 2 if i < 4 else 4, i >= 4, 0.4) for i in range(8)),
+    record("rag", 9, 5, True, 1.0),  # adversarial: not among the published categories
+]
+SUMMARY = {"command": "python -m benchmarks.locomo.run", "commit": "abc", "model": "m",
+           "started_at": "2026-12-05T01:00:00", "setup": {"conversation": "conv-x"}}  # fmt: skip
+
+
+def test_the_bootstrap_interval_holds_the_mean_and_is_degenerate_for_constants() -> None:
+    lo, hi = bootstrap_interval([0.0, 1.0] * 20)
+    assert lo < 0.5 < hi
+    assert bootstrap_interval([1.0] * 5) == [1.0, 1.0]
+
+
+def test_the_agents_gap_to_a_baseline_is_paired_by_question() -> None:
+    overall = paired_difference(RECORDS, "agent", "rag")
+    assert overall is not None and overall["n"] == 8 and overall["difference"] == 0.5
+    temporal = paired_difference(RECORDS, "agent", "rag", category=2)
+    assert temporal is not None and temporal["difference"] == 1.0
+    assert paired_difference(RECORDS, "agent", "full_context") is None
+
+
+def test_a_published_run_names_its_provenance_and_reads_into_the_table() -> None:
+    result = published(SUMMARY, RECORDS, "tuned here", "evaluated there", order=2)
+    assert set(REQUIRED) <= set(result) and result["commit"] == "abc"
+    agent, rag = result["figures"]["agent"], result["figures"]["rag"]
+    assert (agent["n"], agent["judge_accuracy"], rag["judge_accuracy"]) == (8, 1.0, 0.5)
+    assert rag["categories"]["temporal"]["judge_accuracy"] == 0.0
+    assert agent["p50_seconds"] == 5.5 and agent["prompt_tokens_mean"] == 100
+    assert result["figures"]["differences"]["agent_minus_rag_temporal"]["difference"] == 1.0
+    row = result["table"][1]
+    assert row["figure"].format_map(result["figures"]) == "50.0%"
+
+
+def test_a_missing_summary_is_one_clear_error(tmp_path: Path, capsys: Any) -> None:
+    assert main([str(tmp_path / "none.json"), "--tuned-on", "t", "--evaluated-on", "e"]) == 2
+    assert "no run summary at" in capsys.readouterr().err
+    summary = tmp_path / "run.json"
+    summary.write_text(json.dumps(SUMMARY))
+    assert main([str(summary), "--tuned-on", "t", "--evaluated-on", "e"]) == 2
+    assert "no answers beside" in capsys.readouterr().err
