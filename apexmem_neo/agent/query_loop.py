@@ -8,7 +8,9 @@ text-to-query agent takes, so that a small model spends its tokens on the query 
 2. GraphQuery runs it (read-only, bounded, scoped as in every mode);
 3. on an error or zero rows, while the tool budget lasts, ``write`` again with the failed
    attempts shown (a query it already sent ends the loop: the tools are read-only);
-4. ``answer``: the question and the last query's rows -> the answer and cited turns.
+4. ``answer``: the question and the last query's rows -> the answer and cited turns; when
+   the last query still failed or found no row, the answer is ``NOT_IN_MEMORY`` without a
+   model call (asked from nothing, the small model made an answer up).
 
 Both steps are ``dspy.Predict`` over a signature, so ``AgentConfig.query_program`` can give
 them compiled few-shot demos (DSPy's ``save``/``load``).
@@ -84,6 +86,10 @@ class QueryProgram(dspy.Module):  # type: ignore[misc]
         return self.write(**inputs)
 
 
+NOT_IN_MEMORY = "not found in memory"
+"""The query mode's answer when its last query failed or found no row: no model call."""
+
+
 def failed(output: str) -> bool:
     """True when GraphQuery's output is an error or holds no row: worth another query."""
     return (
@@ -125,10 +131,12 @@ class QueryLoop:
             if not failed(output):
                 break
             attempts.append(attempt_text(len(attempts) + 1, query, output))
-        if query:
-            self._answer(inputs, query, output, tracker, out, first_step)
-        else:
+        if not query:
             out.error = "no query was written"
+        elif failed(output):  # asked from an error or no rows, the small model made one up
+            out.answer = NOT_IN_MEMORY
+        else:
+            self._answer(inputs, query, output, tracker, out, first_step)
         return out
 
     def _new_step(

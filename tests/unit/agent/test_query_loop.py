@@ -11,7 +11,7 @@ import pytest
 from dspy.utils import DummyLM
 
 from apexmem_neo.agent import AgentConfig, MemoryAgent, build_tools
-from apexmem_neo.agent.query_loop import QueryProgram, failed, strip_fence
+from apexmem_neo.agent.query_loop import NOT_IN_MEMORY, QueryProgram, failed, strip_fence
 from apexmem_neo.errors import ApexMemError
 from apexmem_neo.store.sqlite import SQLiteGraphStore
 from apexmem_neo.tools import SQLiteQueryBackend
@@ -70,25 +70,22 @@ def test_an_error_and_an_empty_result_are_rewritten_with_the_attempts_shown(
     assert "2. " + EMPTY in lm.prompts[2] and "**0 rows.**" in lm.prompts[2]
 
 
-def test_the_budget_bounds_the_rewrites_and_the_last_rows_are_answered(
+def test_the_budget_bounds_the_rewrites_and_no_rows_are_not_answered_by_the_model(
     store: SQLiteGraphStore, backend: SQLiteQueryBackend
 ) -> None:
-    nothing = {"answer": "unknown", "evidence_turn_ids": []}
-    lm = RecordingLM([{"query": BROKEN}, {"query": EMPTY}, nothing])
+    lm = RecordingLM([{"query": BROKEN}, {"query": EMPTY}])
     res = query_agent(store, backend, lm, max_tool_calls=2).ask("Favourite food?")
-    assert res.tool_calls == 2 and res.answer == "unknown"
-    assert "**0 rows.**" in lm.prompts[-1]  # the answer step sees the last query's output
+    assert res.tool_calls == 2 and res.answer == NOT_IN_MEMORY and res.llm_calls == 2
+    assert [s.phase for s in res.trace] == ["query", "query"]  # no answer step on 0 rows
 
 
 def test_a_repeated_query_is_not_run_again(
     store: SQLiteGraphStore, backend: SQLiteQueryBackend
 ) -> None:
-    lm = RecordingLM(
-        [{"query": EMPTY}, {"query": EMPTY}, {"answer": "none", "evidence_turn_ids": []}]
-    )
+    lm = RecordingLM([{"query": EMPTY}, {"query": EMPTY}])
     res = query_agent(store, backend, lm).ask("Favourite food?")
-    assert res.tool_calls == 1 and [s.phase for s in res.trace] == ["query", "query", "extract"]
-    assert res.trace[1].tool is None
+    assert res.tool_calls == 1 and [s.phase for s in res.trace] == ["query", "query"]
+    assert res.trace[1].tool is None and res.answer == NOT_IN_MEMORY
 
 
 def test_an_unparseable_first_reply_is_an_error_in_the_result(
