@@ -5,10 +5,11 @@
 1. resolves the question's own time words against the question date (deterministic
    grounding, as at ingest) into explicit dates handed to the model;
 2. prefetches the context, no LLM: lines computed over the question's top entities, then the
-   search-ranked turns with the facts extracted from each (``context_style``);
+   search-ranked turns with their time words dated (``context_style``);
 3. fast path (modes ``fast`` and ``auto``): one call of the answer program (compiled
    demonstrations when ``answer_program`` names them) answering from that context, which also
-   says whether the context was enough;
+   says whether the context was enough; a when-question's answer is then dated by the turn
+   it cites (``dated_answers``);
 4. ReAct (mode ``react``, or ``auto`` when the fast path said "not enough" or failed) over
    the configured tools, within ``max_tool_calls`` and ``max_iters`` (compiled
    demonstrations when ``react_program`` names them);
@@ -150,7 +151,7 @@ class MemoryAgent:
     def _context(self, question: str, times: list[QuestionTime], mode: Mode) -> Prefetched:
         """The prefetched context, after the configured preamble (in the query mode the
         compact schema)."""
-        found = prefetch(self.store, question, self.searcher, self.config, times, self.backend)
+        found = prefetch(self.store, question, self.searcher, self.config, times)
         preamble = self.config.context_preamble
         if not preamble and mode == "query" and self.backend is not None:
             preamble = compact_schema(self.backend.schema(), self._query_language())

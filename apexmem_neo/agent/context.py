@@ -13,7 +13,6 @@ the 1.5B model ~20 prompt tokens each.
 
 from __future__ import annotations
 
-import json
 import logging
 import re
 from collections.abc import Mapping, Sequence
@@ -23,7 +22,6 @@ from typing import Any
 from apexmem_neo.agent.dated_answers import TurnDates
 from apexmem_neo.agent.models import AgentConfig, EvidenceItem
 from apexmem_neo.agent.timewords import QuestionTime, said_times, spoken_date, with_said_dates
-from apexmem_neo.construction.compact import value_said
 from apexmem_neo.search.protocol import SearchError
 from apexmem_neo.search.text import analyze
 from apexmem_neo.store.protocol import (
@@ -314,58 +312,7 @@ def without_person_names(question: str, views: Sequence[EntityView]) -> str:
     return " ".join(w for w in _WORDS.findall(question.lower()) if _words(w).isdisjoint(names))
 
 
-FACTS_OF_TURN = (
-    "SELECT e.name, f.property, f.value_json, f.t_from FROM facts f "
-    "JOIN events ev ON ev.event_id = f.event_id "
-    "JOIN entities e ON e.entity_id = f.entity_id "
-    "WHERE ev.turn_id = :turn_id"
-)
-FACTS_PER_TURN = 4
 TRANSCRIPT_TURN_CHARS = 600
-
-
-def facts_of_turn(backend: QueryBackend, turn_id: str) -> list[tuple[str, str, Any, str]]:
-    """(subject, property, value, t_from) of the facts extracted from one turn, by date;
-    empty when the backend fails (the turn itself is still shown)."""
-    limits = QueryLimits(max_rows=FACTS_PER_TURN * 3)
-    try:
-        rows = backend.run(FACTS_OF_TURN, "sql", {"turn_id": turn_id}, limits).rows
-    except Exception as exc:  # the tools report a failing store; the context goes without
-        log.warning("no facts for turn %s: %s: %s", turn_id, type(exc).__name__, exc)
-        return []
-    facts = [(str(n), str(p), _json_value(v), str(t)) for n, p, v, t in rows]
-    return sorted(facts, key=lambda f: (f[3], f[1]))
-
-
-def dated_fact_lines(
-    backend: QueryBackend,
-    turn_id: str,
-    text: str,
-    times: Sequence[QuestionTime],
-    shown: set[str],
-) -> list[str]:
-    """The turn's facts dated by its own time words (``times``: "yesterday" said on 2023-01-20
-    holds from 2023-01-19), each shown once in the whole context. Facts dated the day of the
-    turn repeat its words; a date no time word of the turn gives, or a text value the turn
-    does not say, was filled in by the small extractor from elsewhere ("Gina occupation
-    banker" on a turn where Jon said it): both are left out."""
-    lines: list[str] = []
-    for name, prop, value, t_from in facts_of_turn(backend, turn_id):
-        line = f"{name} {prop} = {_value(value)} (from {spoken_date(t_from)})"
-        dated = any(t.start[:10] <= t_from[:10] <= t.end[:10] for t in times)
-        unsaid = isinstance(value, str) and not value_said(value, text)
-        if not dated or unsaid or line in shown or len(lines) >= FACTS_PER_TURN:
-            continue
-        shown.add(line)
-        lines.append(line)
-    return lines
-
-
-def _json_value(raw: Any) -> Any:
-    try:
-        return json.loads(raw) if isinstance(raw, str) else raw
-    except ValueError:
-        return raw
 
 
 def transcript_turns(
@@ -373,20 +320,19 @@ def transcript_turns(
     question: str,
     k: int,
     labels: TurnLabels,
-    backend: QueryBackend | None,
     dates: dict[str, TurnDates] | None = None,
 ) -> str:
     """The top-k turns as transcript lines ("[T1] 8 May 2023 Caroline: ..."), oldest first,
-    each with its time words resolved against the day it was said and followed by the facts
-    they date: the lines plain RAG shows, plus the dates the small model gets wrong when it
-    resolves them itself."""
+    each with its time words resolved against the day it was said: the lines plain RAG shows,
+    plus the dates the small model gets wrong when it resolves them itself. The facts
+    extracted from a turn are not shown under it: the model copied them as answers ("event
+    for kids" for the kind of volunteering), and their dates are the time words' own."""
     try:
         hits = searcher.search(question, k=k).turns
     except SearchError as exc:
         log.warning("prefetch shows no turns: search failed: %s", exc)
         return ""
     lines: list[str] = []
-    shown: set[str] = set()
     for hit in sorted(hits, key=lambda h: (h.time or "", h.graph_id)):
         said_on = (hit.time or "")[:10]
         times = said_times(hit.text, said_on) if said_on else []
@@ -396,9 +342,6 @@ def transcript_turns(
         text = _value(with_said_dates(hit.text, times), TRANSCRIPT_TURN_CHARS)
         spoken = spoken_date(said_on) if said_on else "undated"
         lines.append(f"[{labels.label(hit.graph_id)}] {spoken} {text}")
-        if backend is not None and times:
-            facts = dated_fact_lines(backend, hit.graph_id, hit.text, times, shown)
-            lines += [f"    memory: {fact}" for fact in facts]
     return "Turns, oldest first:\n" + "\n".join(lines) if lines else ""
 
 
@@ -428,13 +371,13 @@ def prefetch(
     searcher: Searcher | None,
     config: AgentConfig,
     times: Sequence[QuestionTime] = (),
-    backend: QueryBackend | None = None,
 ) -> Prefetched:
     """The fast path's context, at most ``config.max_context_chars`` characters, in
     ``config.context_style``: ``transcript`` (computed lines, then the top turns with their
-    facts) or ``entities`` (entity timelines and turns, in ``config.context_order``)."""
+    time words dated) or ``entities`` (entity timelines and turns, in
+    ``config.context_order``)."""
     if config.context_style == "transcript":
-        return transcript_context(store, question, searcher, config, times, backend)
+        return transcript_context(store, question, searcher, config, times)
     return entities_context(store, question, searcher, config, times)
 
 
@@ -460,10 +403,9 @@ def transcript_context(
     searcher: Searcher | None,
     config: AgentConfig,
     times: Sequence[QuestionTime],
-    backend: QueryBackend | None,
 ) -> Prefetched:
     """Computed lines for a question about states over time (``asks_about_states``), then
-    the same top-k turns plain RAG reads, each with its facts dated by time words."""
+    the same top-k turns plain RAG reads, each with its time words dated."""
     labels = TurnLabels()
     dates: dict[str, TurnDates] = {}
     parts: list[str] = []
@@ -473,7 +415,7 @@ def transcript_context(
             parts.append("Computed for this question:\n" + "\n".join(f"- {c}" for c in computed))
     if searcher is not None and config.prefetch_turns:
         k = config.prefetch_turns
-        parts.append(transcript_turns(searcher, question, k, labels, backend, dates))
+        parts.append(transcript_turns(searcher, question, k, labels, dates))
     text = "\n\n".join(p for p in parts if p)[: config.max_context_chars]
     return Prefetched(text or NOTHING, labels, dates)
 

@@ -25,9 +25,8 @@ class AnswerFromContext(dspy.Signature):  # type: ignore[misc]
     """Answer the question from the memory context only. Lines computed for this question
     answer it when they name what it asks. Otherwise read the turns: each is [T1] the day it
     was said, the speaker and their words, where relative times are followed by the date they
-    mean ("yesterday (19 January 2023)"); "memory:" lines under a turn are facts taken from it
-    with the date they hold from. For a when-question answer with those dates. In a timeline a
-    value holds from its date until the next value's date. The question date is when the
+    mean ("yesterday (19 January 2023)"): for a when-question answer with those dates. In a
+    timeline a value holds from its date until the next value's date. The question date is when the
     question is asked, never the answer by itself. Cite the turns (T1, T2, ...) the answer
     rests on. Set enough_context to false if the context does not contain the answer."""
 

@@ -18,7 +18,7 @@ from apexmem_neo.errors import ServiceUnavailableError
 from apexmem_neo.settings import Settings
 from apexmem_neo.testing import HashingEmbedder
 from tests.openai_stub_server import CHAT_PATH, OpenAIStubServer
-from tests.unit.agent.alice import VISIT_LINE, alice_batch, visit_batch
+from tests.unit.agent.alice import alice_batch
 
 pytestmark = [pytest.mark.integration]
 LOCAL_MODEL = "qwen2.5-coder-1.5b-instruct"
@@ -59,10 +59,10 @@ def test_memory_on_neo4j_adds_searches_and_queries_in_cypher(
 
 
 @pytest.mark.neo4j
-def test_the_answer_context_shows_each_turns_facts_on_neo4j(
+def test_the_answer_context_dates_each_turns_time_words_on_neo4j(
     neo4j_driver: Driver, tmp_path: Path
 ) -> None:
-    """The agent's context reads the dated facts of each shown turn through the SQL shim."""
+    """The agent's context over a Neo4j memory: the turns with their days and time words."""
     neo4j_driver.execute_query("MATCH (n) DETACH DELETE n")
     memory = Memory.neo4j(
         neo4j_driver, embedder=HashingEmbedder(), lm=None, index_name=f"ctx{uuid.uuid4().hex[:8]}",
@@ -70,15 +70,14 @@ def test_the_answer_context_shows_each_turns_facts_on_neo4j(
     )  # fmt: skip
     with memory:
         memory.store.write(alice_batch(scope="alice"))
-        memory.store.write(visit_batch(scope="alice"))
         memory.index()
         reply = {"answer": "Sakura Sushi", "evidence_turn_ids": [], "enough_context": True}
         dummy = DummyLM([reply], adapter=dspy.JSONAdapter())
         agent = memory.agent(scope="alice", lm=dummy, config=AgentConfig(mode="fast"))
         assert agent.ask("Which restaurant does Alice like?").answer == "Sakura Sushi"
     prompt = str(dummy.history[-1]["messages"])
-    assert f"memory: {VISIT_LINE}" in prompt  # read through the SQL shim on Neo4j
-    assert "memory: Alice favourite_restaurant" not in prompt  # dated the day it was said
+    assert "15 January 2024 Alice: My favourite restaurant is Italian Garden." in prompt
+    assert "last Saturday (13 January 2024)" in prompt and "memory:" not in prompt
 
 
 @pytest.mark.neo4j

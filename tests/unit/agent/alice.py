@@ -80,9 +80,6 @@ def alice_batch(prefix: str = "", name: str = "Alice", scope: str = "default") -
     )  # fmt: skip
 
 
-VISIT_LINE: Final = "Alice visited = Italian Garden (from 13 January 2024)"
-
-
 def visit_batch(prefix: str = "", scope: str = "default") -> GraphBatch:
     """A fact of turn 1 dated by time words ("I ate there last Saturday"): it holds from two
     days before the turn was said, so the agent's context shows it under that turn."""

@@ -16,7 +16,7 @@ from apexmem_neo.errors import ApexMemError
 from apexmem_neo.search import HybridSearch
 from apexmem_neo.store.sqlite import SQLiteGraphStore
 from apexmem_neo.tools import SQLiteQueryBackend
-from tests.unit.agent.alice import TEXT_2, TURN_2, VISIT_LINE, visit_batch
+from tests.unit.agent.alice import TEXT_2, TURN_2
 
 
 def lm(answers: list[dict[str, Any]]) -> DummyLM:
@@ -58,13 +58,12 @@ def test_fast_path_answers_in_one_call(
 def test_prefetched_context_reaches_the_model(
     store: SQLiteGraphStore, backend: SQLiteQueryBackend, searcher: HybridSearch
 ) -> None:
-    store.write(visit_batch())
     dummy = lm([FAST_OK])
     tools = build_tools(store, backend, searcher)
     MemoryAgent(dummy, store, tools, backend, searcher).ask("Alice's favourite restaurant now?")
     prompt = str(dummy.history[-1]["messages"])
     assert re.search(r"\[T\d+\] 20 March 2024 Alice: I have a new favourite", prompt)
-    assert f"memory: {VISIT_LINE}" in prompt
+    assert "last Saturday (13 January 2024)" in prompt
     assert "changed 1 time(s): on 2024-03-20 from Italian Garden to Sakura Sushi" in prompt
     assert TURN_2 not in prompt  # the long id is shown as a short label
 
