@@ -19,17 +19,6 @@ FACT_CONFIDENCE = 0.9
 _SENTENCE_END = re.compile(r"[.!?]+(?=\s|$)")
 
 
-SAID_SCORE = 90
-"""rapidfuzz partial_ratio from which a value counts as said in a text (case and small
-inflections allowed)."""
-
-
-def value_said(value: object, text: str) -> bool:
-    """Whether ``value`` is said in ``text`` (fuzzy: "dance studios" is said in "a dance
-    studio"); a value the extractor did not find in its turn was copied or made up."""
-    return fuzz.partial_ratio(str(value).casefold(), text.casefold()) >= SAID_SCORE
-
-
 def sentences(text: str) -> list[str]:
     """The sentences of ``text``, each with its closing punctuation, in order."""
     found, start = [], 0

@@ -27,14 +27,13 @@ import dspy
 import httpx
 from dspy.adapters.utils import serialize_for_json
 
-from apexmem_neo.construction.compact import value_said
 from apexmem_neo.construction.loaders import load_locomo
 from apexmem_neo.llm.extract_compact.module import ExtractCompact
 from apexmem_neo.llm.extract_compact.signatures import ExtractCompactSignature
 from apexmem_neo.llm.extract_event.module import format_anchor, format_context
 from apexmem_neo.llm.lm import SchemaJSONAdapter, output_model
 from apexmem_neo.settings import LOCAL_LM_API_BASE
-from benchmarks.construction.run import DEFAULT_DATA
+from benchmarks.construction.run import DEFAULT_DATA, value_said
 
 ARMS = ("schema", "object", "none", "compact-demos", "demos-3", "demos-0", "cap-3")
 CAP = 3

@@ -46,10 +46,10 @@ from typing import Any
 
 import dspy
 import numpy as np
+from rapidfuzz import fuzz
 
 from apexmem_neo.construction.candidates import loose_name
 from apexmem_neo.construction.checkpoint import Checkpoint
-from apexmem_neo.construction.compact import value_said
 from apexmem_neo.construction.loaders import TurnInput, load_locomo
 from apexmem_neo.construction.pipeline import (
     ConstructionPipeline,
@@ -156,6 +156,17 @@ def coverage(
         "coverage": covered / total if total else 0.0,
         "embedder": embedder.name,
     }
+
+
+SAID_SCORE = 90
+"""rapidfuzz partial_ratio from which a value counts as said in a text (case and small
+inflections allowed)."""
+
+
+def value_said(value: object, text: str) -> bool:
+    """Whether ``value`` is said in ``text`` (fuzzy: "dance studios" is said in "a dance
+    studio"); a value the extractor did not find in its turn was copied or made up."""
+    return fuzz.partial_ratio(str(value).casefold(), text.casefold()) >= SAID_SCORE
 
 
 def grounded(facts: list[dict[str, Any]]) -> dict[str, Any]:

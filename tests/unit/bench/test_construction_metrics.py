@@ -5,10 +5,9 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from apexmem_neo.construction.compact import value_said
 from apexmem_neo.llm.extract_compact import CompactFact
 from benchmarks.construction.output_cost import grounded as grounded_in_reply
-from benchmarks.construction.run import DEFAULT_DATA, _portable, grounded
+from benchmarks.construction.run import DEFAULT_DATA, _portable, grounded, value_said
 
 TURN = "Lost my job as a banker yesterday, so I'm gonna start my own dance studio!"
 
