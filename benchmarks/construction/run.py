@@ -35,7 +35,6 @@ from __future__ import annotations
 import argparse
 import json
 import re
-import subprocess
 import sys
 import tempfile
 from collections import Counter
@@ -62,6 +61,7 @@ from apexmem_neo.ontology.lexicon import offered_properties
 from apexmem_neo.search.embedder import SentenceTransformerEmbedder
 from apexmem_neo.settings import Settings
 from apexmem_neo.store.sqlite import SQLiteGraphStore
+from benchmarks.memory import head_commit
 
 REPO = Path(__file__).resolve().parents[2]
 DEFAULT_DATA = REPO.parent / "shared" / "data" / "locomo" / "locomo_dev5.json"
@@ -501,7 +501,7 @@ def measured(
     sessions: dict[int, str],
 ) -> dict[str, Any]:
     """Every arm ingests the turns (interleaved by session) and is measured."""
-    head = subprocess.run(["git", "rev-parse", "HEAD"], cwd=REPO, capture_output=True, text=True)
+    commit = head_commit()  # the code the run started with
     db_dir = args.db_dir or Path(tempfile.mkdtemp(prefix="apexmem-bench-"))
     db_dir.mkdir(parents=True, exist_ok=True)
     arms = _make_arms(args, db_dir)
@@ -510,7 +510,7 @@ def measured(
     summaries = {arm.name: arm_summary(arm, sample, sessions, compared, args) for arm in arms}
     return {
         "command": " ".join([".venv/bin/python -m benchmarks.construction.run", *sys.argv[1:]]),
-        "commit": head.stdout.strip(),  # the code the run started with
+        "commit": commit,
         "date": datetime.now(UTC).date().isoformat(),
         "model": arms[0].pipeline.runner.lm.model,
         "conversation": args.conversation,
