@@ -39,7 +39,7 @@ from typing import Any
 
 from apexmem_neo.settings import Settings
 from benchmarks.graph.neo4j_backend import private_server
-from benchmarks.memory import RESULTS
+from benchmarks.memory import RESULTS, head_commit
 
 ROOT = Path(__file__).resolve().parents[2]
 PUBLISHED = ROOT / "benchmarks" / "published"
@@ -161,11 +161,10 @@ def main(argv: list[str] | None = None) -> None:
         if args.one_server:
             stack.enter_context(private_server(Settings()))
         runs = interleaved(trees, args)
-    head = subprocess.run(["git", "rev-parse", "HEAD"], cwd=ROOT, capture_output=True, text=True)
     record = {
         "name": f"Graph benchmark, this tree vs {args.base} ({args.backend})",
         "command": " ".join([".venv/bin/python -m benchmarks.graph.commit_ab", *sys.argv[1:]]),
-        "commit": head.stdout.strip(),
+        "commit": head_commit(),
         "base": args.base,
         "date": datetime.now(UTC).date().isoformat(),
         "size": args.size,

@@ -23,13 +23,13 @@ from __future__ import annotations
 
 import argparse
 import json
-import subprocess
 from collections.abc import Sequence
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any, Final
 
 from benchmarks.charts import grouped_bars
+from benchmarks.memory import head_commit
 from benchmarks.published_results import PUBLISHED, wilson
 from benchmarks.query_languages.metrics import QuestionRecord
 from benchmarks.query_languages.stats import mcnemar_exact
@@ -253,9 +253,7 @@ def main(argv: Sequence[str] | None = None) -> None:
     summary = json.loads(args.summary.read_text(encoding="utf-8"))
     wanted = set(summary["qids"])
     records = [r for r in load_records(args.results, summary["models"][0]) if r.qid in wanted]
-    commit = subprocess.run(["git", "rev-parse", "HEAD"], capture_output=True, text=True,
-                            check=True).stdout.strip()  # fmt: skip
-    data = published(summary, records, args.command, commit)
+    data = published(summary, records, args.command, head_commit())
     args.out.write_text(json.dumps(data, indent=2) + "\n", encoding="utf-8")
     print(f"wrote {args.out}: {data['figures']['verdict']}")
 

@@ -17,7 +17,6 @@ from __future__ import annotations
 import argparse
 import json
 import shutil
-import subprocess
 import tempfile
 from collections.abc import Iterator
 from contextlib import contextmanager
@@ -37,6 +36,7 @@ from apexmem_neo.store.neo4j import Neo4jGraphStore
 from apexmem_neo.store.sqlite import SQLiteGraphStore
 from apexmem_neo.tools import Neo4jQueryBackend, QueryBackend, QueryLimits, SQLiteQueryBackend
 from benchmarks.graph.generate import Spec, generate
+from benchmarks.memory import head_commit
 from benchmarks.query_limits.hostile import (
     Measurement,
     hostile_queries,
@@ -152,7 +152,7 @@ def summary(measurements: list[Measurement], command: str) -> dict[str, Any]:
         "order": 8,
         "name": "GraphQuery runtime limits under hostile queries (no static guard)",
         "command": command,
-        "commit": _commit(),
+        "commit": head_commit(),
         "date": datetime.now(UTC).date().isoformat(),
         "tuned_on": "nothing: the limits are fixed (server timeout, client deadline, caps)",
         "evaluated_on": f"{len(measurements)} hostile queries (benchmarks.query_limits.hostile) "
@@ -175,13 +175,6 @@ def summary(measurements: list[Measurement], command: str) -> dict[str, Any]:
 
 def _figures(m: Measurement) -> dict[str, Any]:
     return {k: v for k, v in asdict(m).items() if k not in ("name", "backend", "limit_s")}
-
-
-def _commit() -> str:
-    done = subprocess.run(
-        ["git", "rev-parse", "HEAD"], cwd=ROOT, capture_output=True, text=True, check=True
-    )
-    return done.stdout.strip()
 
 
 def main(argv: list[str] | None = None) -> None:
