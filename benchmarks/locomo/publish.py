@@ -137,17 +137,27 @@ def published(
         "evaluated_on": evaluated_on,
         "figures": {**figures, "differences": _differences(records, systems)},
         "ci95": {s: figures[s]["ci95"]["judge_accuracy"] for s in systems},
-        "table": [
-            {
-                "result": f"LOCOMO {conversation}, {SYSTEM_LABELS[s]}, judge accuracy "
-                f"(n={{{s}[n]}})",
-                "figure": f"{{{s}[judge_accuracy]:.1%}}",
-                "ci95": s,
-            }
-            for s in systems
-        ],
+        "table": [table_row(conversation, s, figures[s]) for s in systems],
         "notes": "judge accuracy: the local judge's CORRECT share (no verdict counts as wrong); "
         "f1: LOCOMO's token F1; intervals: percentile bootstrap over questions",
+    }
+
+
+def table_row(conversation: str, system: str, figures: dict[str, Any]) -> dict[str, str]:
+    """README's row for one system: judge accuracy (its interval in the next column), then
+    temporal accuracy, F1 and p50 seconds, as format strings over the file's figures."""
+    temporal = (
+        f"; temporal {{{system}[categories][temporal][judge_accuracy]:.1%}} "
+        f"(n={{{system}[categories][temporal][n]}})"
+        if "temporal" in figures["categories"]
+        else ""
+    )
+    return {
+        "result": f"LOCOMO {conversation}, {SYSTEM_LABELS[system]}, judge accuracy "
+        f"(n={{{system}[n]}})",
+        "figure": f"{{{system}[judge_accuracy]:.1%}}{temporal}; F1 {{{system}[f1]:.2f}}; "
+        f"p50 {{{system}[p50_seconds]}} s",
+        "ci95": system,
     }
 
 

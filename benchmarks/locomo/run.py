@@ -281,8 +281,9 @@ def _agent_note(setup: dict[str, Any]) -> str:
     if setup.get("context_style", "entities") == "transcript":
         return (
             f"agent ({setup['mode']} mode): its context holds the lines computed over its "
-            f"{setup['prefetch_entities']} top entities, then the {setup['prefetch_turns']} "
-            "search-ranked turns as transcript lines, each with the facts extracted from it"
+            f"{setup['prefetch_entities']} top entities (questions about states over time "
+            f"only), then the {setup['prefetch_turns']} search-ranked turns, each dated, its "
+            "time words followed by the dates they mean"
         )
     return (
         f"agent ({setup['mode']} mode): its prefetched context holds "
