@@ -49,7 +49,8 @@ def test_a_published_run_names_its_provenance_and_reads_into_the_table() -> None
     assert agent["p50_seconds"] == 5.5 and agent["prompt_tokens_mean"] == 100
     assert result["figures"]["differences"]["agent_minus_rag_temporal"]["difference"] == 1.0
     row = result["table"][1]
-    assert row["figure"].format_map(result["figures"]) == "50.0%; temporal 0.0% (n=4); F1 0.40; p50 5.5 s"
+    figure = row["figure"].format_map(result["figures"])
+    assert figure == "50.0%; temporal 0.0% (n=4); F1 0.40; p50 5.5 s"
 
 
 def test_a_missing_summary_is_one_clear_error(tmp_path: Path, capsys: Any) -> None:
