@@ -129,7 +129,7 @@ def published(
         "order": order,
         "name": f"LOCOMO {conversation} question answering, categories 1-4: "
         + ", ".join(SYSTEM_LABELS[s] for s in systems),
-        "command": summary["command"],
+        "command": portable_command(summary["command"]),
         "commit": summary.get("commit", "unknown"),
         "date": summary["started_at"][:10],
         "model": f"{summary['model']} (judge: {summary.get('judge_model', summary['model'])})",
@@ -141,6 +141,16 @@ def published(
         "notes": "judge accuracy: the local judge's CORRECT share (no verdict counts as wrong); "
         "f1: LOCOMO's token F1; intervals: percentile bootstrap over questions",
     }
+
+
+def portable_command(command: str) -> str:
+    """The run's command with its LOCOMO file named as LOCOMO ships it (``locomo10.json``;
+    a run may read a copy holding some of its conversations, which are the same)."""
+    words = command.split()
+    for i, word in enumerate(words[:-1]):
+        if word == "--data":
+            words[i + 1] = "locomo10.json"
+    return " ".join(words)
 
 
 def table_row(conversation: str, system: str, figures: dict[str, Any]) -> dict[str, str]:

@@ -22,8 +22,9 @@ RECORDS = [
     *(record("rag", i, 2 if i < 4 else 4, i >= 4, 0.4) for i in range(8)),
     record("rag", 9, 5, True, 1.0),  # adversarial: not among the published categories
 ]
-SUMMARY = {"command": "python -m benchmarks.locomo.run", "commit": "abc", "model": "m",
-           "started_at": "2026-12-05T01:00:00", "setup": {"conversation": "conv-x"}}  # fmt: skip
+SUMMARY = {"command": "python -m benchmarks.locomo.run --data /x/dev5.json", "commit": "abc",
+           "model": "m", "started_at": "2026-12-05T01:00:00",
+           "setup": {"conversation": "conv-x"}}  # fmt: skip
 
 
 def test_the_bootstrap_interval_holds_the_mean_and_is_degenerate_for_constants() -> None:
@@ -43,6 +44,7 @@ def test_the_agents_gap_to_a_baseline_is_paired_by_question() -> None:
 def test_a_published_run_names_its_provenance_and_reads_into_the_table() -> None:
     result = published(SUMMARY, RECORDS, "tuned here", "evaluated there", order=2)
     assert set(REQUIRED) <= set(result) and result["commit"] == "abc"
+    assert result["command"] == "python -m benchmarks.locomo.run --data locomo10.json"
     agent, rag = result["figures"]["agent"], result["figures"]["rag"]
     assert (agent["n"], agent["judge_accuracy"], rag["judge_accuracy"]) == (8, 1.0, 0.5)
     assert rag["categories"]["temporal"]["judge_accuracy"] == 0.0
