@@ -157,6 +157,16 @@ TEMPORAL_QUERIES: Final[tuple[str, ...]] = (
 
 ERASE_KINDS: Final = ("session", "turn", "evidence", "event", "fact", "entity", "property")
 DEFAULT_CHUNK_ROWS: Final = 5000
+
+
+def server_error(exc: neo4j_errors.ResultFailedError) -> Exception:
+    """The server's own error behind the driver's generic "the result has failed", which the
+    driver never retries: raised instead, a transient one (two writers deadlocked) is retried
+    by ``execute_write`` and a constraint clash reaches ``write``'s MERGE fallback."""
+    cause = exc.__cause__
+    return cause if isinstance(cause, neo4j_errors.Neo4jError) else exc
+
+
 _DISCONNECTED: Final = (neo4j_errors.ServiceUnavailable, neo4j_errors.SessionExpired)
 _SCHEMA_RACE_CODES: Final = frozenset(
     {
@@ -399,7 +409,13 @@ class Neo4jGraphStore:
         queries return ids at most). Reports the time to ``query_timer`` when set."""
         start = time.perf_counter()
         quiet = {key: RowList(v) if isinstance(v, list) else v for key, v in params.items()}
-        records = list(tx.run(write_query(name), quiet))
+        try:
+            records = list(tx.run(write_query(name), quiet))
+        except neo4j_errors.ResultFailedError as exc:
+            error = server_error(exc)
+            if error is exc:
+                raise
+            raise error from exc
         if self.query_timer is not None:
             self.query_timer(name, time.perf_counter() - start)
         return records
