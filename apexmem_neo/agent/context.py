@@ -382,7 +382,7 @@ def prefetch(
 
 
 STATE_TIME_WORDS = frozenset(
-    "before after since until during now currently current still often times previous "
+    "before after since until now currently current still often times previous "
     "previously change changed changes became become".split()
 )
 
@@ -393,7 +393,8 @@ def asks_about_states(question: str, times: Sequence[QuestionTime]) -> bool:
     questions the small model copied them as the answer ("Gina's business now: clothing store"
     to what Jon said about her progress), and a plain "when did ..." is answered by its turn's
     time words: the states the small extractor made of events ("business_name became Door
-    Dash") misled it."""
+    Dash") misled it. "During" is no state word: "what did she meet during training" asks
+    about an event, and the computed lines answered it with a count of changes."""
     return bool(times) or not STATE_TIME_WORDS.isdisjoint(_WORDS.findall(question.lower()))
 
 

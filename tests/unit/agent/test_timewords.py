@@ -42,3 +42,4 @@ def test_only_questions_about_states_over_time_get_computed_lines() -> None:
     assert asks_about_states("Where was she on 2024-02-01?", question_times("on 2024-02-01", None))
     assert not asks_about_states("When did Gina lose her job at Door Dash?", [])
     assert not asks_about_states("What did Jon say about Gina's store?", [])
+    assert not asks_about_states("What challenge did Tim meet during his training?", [])
