@@ -1,4 +1,5 @@
-"""The agent's fast path through the local LLM on the Alice case (gold facts, no extraction).
+"""The agent's fast path through the local LLM on the Alice case (gold facts, no extraction),
+also through a compiled answer program, and the ReAct loop.
 
 Alice's favourite restaurant was Italian Garden from 2024-01-15 and Sakura Sushi from
 2024-03-20. The prefetched context is small (one entity, its two facts) so that a slow
@@ -13,6 +14,7 @@ from pathlib import Path
 import pytest
 
 from apexmem_neo.agent import AgentConfig, MemoryAgent, build_tools
+from apexmem_neo.agent.programs import answer_example, compile_answer_program
 from apexmem_neo.llm import make_lm
 from apexmem_neo.store.sqlite import SQLiteGraphStore
 from apexmem_neo.tools import SQLiteQueryBackend
@@ -103,3 +105,24 @@ def test_query_mode_writes_sql_and_answers_from_its_rows(lm_api_base: str, tmp_p
     assert all(q.args["query"].lstrip().upper().startswith(("SELECT", "WITH")) for q in queries)
     assert res.trace[-1].phase == "extract" and res.llm_calls == len(res.trace)
     assert "sakura sushi" in res.answer.lower(), (res.answer, [q.args for q in queries])
+
+
+@pytest.mark.timeout(3000)
+def test_fast_path_answers_through_a_compiled_program(agent: MemoryAgent, tmp_path: Path) -> None:
+    # A program compiled from two other questions with known answers (DSPy LabeledFewShot),
+    # saved as JSON and loaded by the agent's config: the local model answers a third
+    # question with the two demonstrations in its prompt.
+    trained = [
+        ("What was Alice's favourite restaurant on 2024-02-01?", "Italian Garden"),
+        ("When did Alice's favourite restaurant change?", "2024-03-20"),
+    ]
+    examples = [answer_example(agent.answer_inputs(q, "2024-04-01"), a) for q, a in trained]
+    path = tmp_path / "answer_program.json"
+    compile_answer_program(examples, "labeled", demos=2).save(str(path))
+    config = CONFIG.model_copy(update={"answer_program": str(path)})
+    compiled = MemoryAgent(agent.lm, agent.store, agent.tools, agent.backend, None, config)
+    res = compiled.ask("What is Alice's favourite restaurant now?", "2024-04-01")
+    assert res.error is None, res.error
+    assert res.mode == "fast" and "sakura sushi" in res.answer.lower(), res.answer
+    prompt = " ".join(str(m["content"]) for m in agent.lm.history[-1]["messages"])
+    assert all(q in prompt for q, _ in trained)
