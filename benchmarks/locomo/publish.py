@@ -147,9 +147,11 @@ def portable_command(command: str) -> str:
     """The run's command with its LOCOMO file named as LOCOMO ships it (``locomo10.json``;
     a run may read a copy holding some of its conversations, which are the same)."""
     words = command.split()
-    for i, word in enumerate(words[:-1]):
-        if word == "--data":
+    for i, word in enumerate(words):
+        if word == "--data" and i + 1 < len(words):
             words[i + 1] = "locomo10.json"
+        elif word.startswith("--data="):
+            words[i] = "--data=locomo10.json"
     return " ".join(words)
 
 

@@ -159,14 +159,6 @@ ERASE_KINDS: Final = ("session", "turn", "evidence", "event", "fact", "entity", 
 DEFAULT_CHUNK_ROWS: Final = 5000
 
 
-def server_error(exc: neo4j_errors.ResultFailedError) -> Exception:
-    """The server's own error behind the driver's generic "the result has failed", which the
-    driver never retries: raised instead, a transient one (two writers deadlocked) is retried
-    by ``execute_write`` and a constraint clash reaches ``write``'s MERGE fallback."""
-    cause = exc.__cause__
-    return cause if isinstance(cause, neo4j_errors.Neo4jError) else exc
-
-
 _DISCONNECTED: Final = (neo4j_errors.ServiceUnavailable, neo4j_errors.SessionExpired)
 _SCHEMA_RACE_CODES: Final = frozenset(
     {
@@ -573,6 +565,14 @@ class RowList(list[Any]):
 
     def __repr__(self) -> str:
         return f"<{len(self)} rows>"
+
+
+def server_error(exc: neo4j_errors.ResultFailedError) -> Exception:
+    """The server's own error behind the driver's generic "the result has failed", which the
+    driver never retries: raised instead, a transient one (two writers deadlocked) is retried
+    by ``execute_write`` and a constraint clash reaches ``write``'s MERGE fallback."""
+    cause = exc.__cause__
+    return cause if isinstance(cause, neo4j_errors.Neo4jError) else exc
 
 
 def write_query(name: str) -> str:

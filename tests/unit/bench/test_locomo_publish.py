@@ -7,7 +7,13 @@ import json
 from pathlib import Path
 from typing import Any
 
-from benchmarks.locomo.publish import bootstrap_interval, main, paired_difference, published
+from benchmarks.locomo.publish import (
+    bootstrap_interval,
+    main,
+    paired_difference,
+    portable_command,
+    published,
+)
 from benchmarks.published_results import REQUIRED
 
 
@@ -45,6 +51,7 @@ def test_a_published_run_names_its_provenance_and_reads_into_the_table() -> None
     result = published(SUMMARY, RECORDS, "tuned here", "evaluated there", order=2)
     assert set(REQUIRED) <= set(result) and result["commit"] == "abc"
     assert result["command"] == "python -m benchmarks.locomo.run --data locomo10.json"
+    assert portable_command("run --data=/x/dev5.json --tag t") == "run --data=locomo10.json --tag t"
     agent, rag = result["figures"]["agent"], result["figures"]["rag"]
     assert (agent["n"], agent["judge_accuracy"], rag["judge_accuracy"]) == (8, 1.0, 0.5)
     assert rag["categories"]["temporal"]["judge_accuracy"] == 0.0
