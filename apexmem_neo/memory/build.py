@@ -16,7 +16,8 @@ from typing import TYPE_CHECKING, Any, Literal
 from apexmem_neo.agent.models import AgentConfig, max_iters_for
 from apexmem_neo.construction.checkpoint import Checkpoint
 from apexmem_neo.errors import ApexMemError, ServiceUnavailableError
-from apexmem_neo.llm import make_lm
+from apexmem_neo.llm import make_lm, quiet_litellm
+from apexmem_neo.llm.failures import is_local_address, unreachable
 from apexmem_neo.search import HybridSearch
 from apexmem_neo.search.protocol import Embedder, SearchIndex
 from apexmem_neo.settings import (
@@ -34,7 +35,6 @@ if TYPE_CHECKING:
 SearchChoice = Literal["embedded", "neo4j", "elasticsearch"] | None
 DEFAULT_ES_URL = "http://127.0.0.1:9200"
 ES_REQUEST_TIMEOUT_S = 120
-_LOCAL_HOSTS = ("127.0.0.1", "localhost", "0.0.0.0", "[::1]")
 
 
 class StoreNotFoundError(ApexMemError, FileNotFoundError):
@@ -119,12 +119,15 @@ def open_neo4j(
     The construction checkpoint lives in a SQLite file (default under HOME/checkpoints)."""
     from apexmem_neo.search.backends.neo4j_native import Neo4jNativeIndex
     from apexmem_neo.store.neo4j import Neo4jGraphStore
+    from apexmem_neo.store.neo4j.server_settings import warn_about_settings
     from apexmem_neo.tools import Neo4jQueryBackend
 
     driver, uri, owned = _driver(uri_or_driver, auth)
     closers: list[Callable[[], None]] = [driver.close] if owned else []
     store = Neo4jGraphStore(driver, database, uri=uri)
+    _neo4j_call(driver.verify_connectivity, uri, closers)  # one round trip, no retries
     _neo4j_call(store.init_schema, uri, closers)
+    warn_about_settings(driver, database)
     base = Path(home) if home is not None else default_home()
     digest = hashlib.sha256(f"{uri}|{database or ''}".encode()).hexdigest()[:12]
     file = Path(checkpoint) if checkpoint else base / "checkpoints" / f"neo4j-{digest}.db"
@@ -287,21 +290,20 @@ def resolve_lm(
     if lm is None:
         return None, None
     if not isinstance(lm, str):
+        quiet_litellm()
         base = getattr(lm, "kwargs", {}).get("api_base")
-        return lm, local_lm_check(base)
+        return lm, local_lm_check(base, str(getattr(lm, "model", "") or "the given LM"))
     if lm == LOCAL_LM and api_base is None:
         api_base, api_key = LOCAL_LM_API_BASE, api_key or "local"
     model = make_lm(lm, api_base, api_key)
-    return model, local_lm_check(api_base)
+    return model, local_lm_check(api_base, lm)
 
 
-def local_lm_check(api_base: str | None) -> Callable[[], None] | None:
+def local_lm_check(api_base: str | None, model: str = LOCAL_LM) -> Callable[[], None] | None:
     """A once-only check that an LM server on this machine answers (a hosted one is not
-    probed: its errors come back from the provider)."""
-    if not api_base:
-        return None
-    host = api_base.split("://")[-1].split("/")[0].rsplit(":", 1)[0]
-    if host not in _LOCAL_HOSTS:
+    probed: its errors come back from the provider); ``LanguageModelUnreachableError``
+    naming ``model`` when it does not."""
+    if not api_base or not is_local_address(api_base):
         return None
     answered: list[bool] = []
 
@@ -313,23 +315,21 @@ def local_lm_check(api_base: str | None) -> Callable[[], None] | None:
         try:
             httpx.get(f"{api_base.rstrip('/')}/models", timeout=5.0).raise_for_status()
         except httpx.HTTPError as exc:
-            raise ServiceUnavailableError("llm", api_base, type(exc).__name__) from None
+            cause = f"nothing answers at {api_base} ({type(exc).__name__})"
+            raise unreachable(model, api_base, cause) from None
         answered.append(True)
 
     return check
 
 
 def _driver(uri_or_driver: Any, auth: Any) -> tuple[Any, str, bool]:
-    """(driver, uri, whether this memory owns the driver)."""
+    """(driver, uri, whether this memory owns the driver); a driver opened here fails fast
+    and keeps unknown-name notifications off (``store.neo4j.connect``)."""
     if not isinstance(uri_or_driver, str):
         return uri_or_driver, _driver_uri(uri_or_driver), False
-    from neo4j import GraphDatabase
+    from apexmem_neo.store.neo4j.connect import open_driver
 
-    try:
-        driver = GraphDatabase.driver(uri_or_driver, auth=auth)
-    except ValueError as exc:  # a malformed URI or an unknown scheme
-        raise ApexMemError(f"Neo4j URI {uri_or_driver!r}: {exc}") from None
-    return driver, uri_or_driver, True
+    return open_driver(uri_or_driver, auth), uri_or_driver, True
 
 
 def _driver_uri(driver: Any) -> str:
@@ -338,11 +338,17 @@ def _driver_uri(driver: Any) -> str:
 
 
 def _neo4j_call(call: Callable[[], None], uri: str, closers: list[Callable[[], None]]) -> None:
-    """``call`` with the driver's connection and auth failures as one-line errors."""
+    """``call`` with the driver's connection and auth failures as one-line errors (closing
+    what ``closers`` close first)."""
     from neo4j.exceptions import AuthError, ServiceUnavailable
+
+    from apexmem_neo.store.neo4j.connect import unreachable_reason
 
     try:
         call()
+    except ApexMemError:
+        _close_all(closers)
+        raise
     except AuthError:
         _close_all(closers)
         raise ApexMemError(
@@ -351,7 +357,7 @@ def _neo4j_call(call: Callable[[], None], uri: str, closers: list[Callable[[], N
         ) from None
     except ServiceUnavailable as exc:
         _close_all(closers)
-        raise ServiceUnavailableError("neo4j", uri, str(exc).splitlines()[0][:200]) from None
+        raise ServiceUnavailableError("neo4j", uri, unreachable_reason(exc)) from None
 
 
 def _close_all(closers: list[Callable[[], None]]) -> None:

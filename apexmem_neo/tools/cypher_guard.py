@@ -1,11 +1,14 @@
 """The static Cypher guard: one statement, no write or admin clauses, allow-listed procedures.
 
-``check_cypher`` tokenises the query (comments, strings and backtick names are understood, so
-a comment cannot hide a clause and a string cannot fake one) and refuses writing clauses,
+``check_cypher`` reads the query as Neo4j does: Unicode escapes decoded first
+(``cypher_escapes``), then tokenised (comments, strings and backtick names are understood, so a
+comment cannot hide a clause and a string cannot fake one). It refuses writing clauses,
 LOAD CSV, ``IN TRANSACTIONS``, commands (SHOW, TERMINATE, ...), query prefixes (EXPLAIN,
-PROFILE, CYPHER, USE), several statements, and any procedure outside ``ALLOWED_PROCEDURES``.
-It is the first of three locks: the Neo4j backend then requires the EXPLAIN plan's query type
-to be "r" and runs the query in a READ transaction with a timeout.
+PROFILE, CYPHER, USE), several statements, any procedure outside ``ALLOWED_PROCEDURES`` and
+any namespaced function outside ``ALLOWED_FUNCTION_NAMESPACES``, and returns the text it
+checked with comments blanked out: that text, not the caller's, is what runs. It is the
+first of three locks: the Neo4j backend then requires the EXPLAIN plan's query type to be
+"r" and runs the query in a READ transaction with a timeout.
 """
 
 from __future__ import annotations
@@ -15,6 +18,7 @@ from dataclasses import dataclass
 from typing import Final
 
 from apexmem_neo.tools.backend import ToolError
+from apexmem_neo.tools.cypher_escapes import readable_text
 
 ALLOWED_PROCEDURES: Final = frozenset(
     {
@@ -66,28 +70,18 @@ EXPRESSION_WORDS: Final = frozenset(
 """Clause words a query may also use as a variable name (``AS set``, ``(load:Entity)``);
 as variables the query declared they are names, elsewhere they are refused."""
 
-DENIED_FUNCTION_PREFIXES: Final = (
-    "dbms.",
-    "apoc.cypher.",
-    "apoc.periodic.",
-    "apoc.load.",
-    "apoc.import.",
-    "apoc.export.",
-    "apoc.trigger.",
-    "apoc.util.",
-    "apoc.do.",
-    "apoc.create.",
-    "apoc.merge.",
-    "apoc.refactor.",
-    "apoc.schema.",
-    "apoc.systemdb.",
-)
-"""Function namespaces refused: they run other queries, touch files or administer."""
+ALLOWED_FUNCTION_NAMESPACES: Final = (
+    "date.", "datetime.", "localdatetime.", "localtime.", "time.", "duration.", "point.",
+    "vector.similarity.",
+)  # fmt: skip
+"""Namespaced functions allowed: Neo4j's built-in temporal, spatial and vector ones. Other
+namespaces (db., dbms., graph., apoc., gds.) can reach nodes by id, run other queries, touch
+files or administer."""
 
 _TOKEN: Final = re.compile(
     r"""
     (?P<space>\s+)
-  | (?P<comment>//[^\n]*|/\*.*?\*/)
+  | (?P<comment>//[^\n\r]*|/\*.*?\*/)
   | (?P<open_comment>/\*)
   | (?P<string>'(?:[^'\\]|\\.)*'|"(?:[^"\\]|\\.)*")
   | (?P<name>`(?:[^`]|``)*`)
@@ -110,7 +104,12 @@ class Token:
 
 
 def tokens(query: str) -> list[Token]:
-    """The query's tokens without whitespace and comments; unterminated quotes are refused."""
+    """The tokens of an already decoded query without whitespace and comments; unterminated
+    quotes and backslashes in names or between tokens are refused."""
+    return [t for t in _lex(query) if t.kind not in ("space", "comment")]
+
+
+def _lex(query: str) -> list[Token]:
     out: list[Token] = []
     for match in _TOKEN.finditer(query):
         kind = match.lastgroup or "punct"
@@ -119,13 +118,33 @@ def tokens(query: str) -> list[Token]:
             raise ToolError("Unterminated comment", "a /* comment is never closed.")
         if kind == "punct" and text in "'\"`":
             raise ToolError("Unterminated quote", f"a {text} quote is never closed.")
-        if kind not in ("space", "comment"):
-            out.append(Token(kind, text))
+        if (kind == "name" or kind == "punct") and "\\" in text:
+            raise ToolError(
+                "Backslash refused",
+                "a backslash may stand only inside a string; names (labels, properties, "
+                "aliases) and the text between tokens cannot hold one.",
+                "Rename the alias or property without the backslash.",
+            )
+        out.append(Token(kind, text))
     return out
 
 
+def without_comments(query: str) -> str:
+    """The decoded query with its comments blanked out (line breaks kept), so the text that
+    runs holds nothing the guard skipped over."""
+    parts = []
+    for tok in _lex(query):
+        if tok.kind == "comment":
+            parts.append("".join(ch if ch == "\n" else " " for ch in tok.text))
+        else:
+            parts.append(tok.text)
+    return "".join(parts)
+
+
 def check_cypher(query: str) -> str:
-    """Refuse writes, admin commands and unlisted procedures; return the single statement."""
+    """Refuse writes, admin commands, unlisted procedures and functions; return the single
+    statement as it will run (escapes decoded, comments blanked)."""
+    query = without_comments(readable_text(query))
     toks = tokens(query)
     while toks and toks[-1].text == ";":
         toks.pop()
@@ -137,6 +156,8 @@ def check_cypher(query: str) -> str:
         )
     declared = _declared_names(toks)
     for i, tok in enumerate(toks):
+        if _starts_function_call(toks, i):
+            _check_function(_dotted_name(toks, i)[0])
         if tok.kind != "word" or _is_name_position(toks, i):
             continue
         if tok.upper in NAMEABLE_WORDS and _is_variable(toks, i, declared):
@@ -150,8 +171,6 @@ def check_cypher(query: str) -> str:
             )
         if tok.upper == "CALL":
             _check_call(toks, i)
-        elif _is_function_call(toks, i):
-            _check_function(_dotted_name(toks, i)[0])
     return query.strip().rstrip(";").strip()
 
 
@@ -215,17 +234,33 @@ def _check_call(toks: list[Token], i: int) -> None:
         )
 
 
-def _is_function_call(toks: list[Token], i: int) -> bool:
+def _starts_function_call(toks: list[Token], i: int) -> bool:
+    """Token i begins a namespaced function call ``a.b(`` (plain or backticked parts), not a
+    property access (``n.x``), nor the procedure name after CALL."""
+    if toks[i].kind not in ("word", "name") or (i and toks[i - 1].text in (".", ":", "$")):
+        return False
+    if i and toks[i - 1].upper == "CALL":
+        return False
     name, j = _dotted_name(toks, i)
     return "." in name and j < len(toks) and toks[j].text == "("
 
 
 def _check_function(name: str) -> None:
-    lowered = name.lower()
-    if lowered.startswith(DENIED_FUNCTION_PREFIXES) or (
-        lowered.startswith("db.") and ("create" in lowered or "set" in lowered)
-    ):
-        raise ToolError("Function refused", f"{name}() is not allowed in GraphQuery.")
+    if not name.lower().startswith(ALLOWED_FUNCTION_NAMESPACES):
+        raise ToolError(
+            "Function refused",
+            f"{name}() is not allowed in GraphQuery: namespaced functions are limited to "
+            f"{', '.join(n + '*' for n in ALLOWED_FUNCTION_NAMESPACES)}.",
+            "Use built-in functions (toLower, size, date.truncate, ...); the Search tool "
+            "covers full-text and vector search.",
+        )
 
 
-__all__ = ["ALLOWED_PROCEDURES", "FORBIDDEN_WORDS", "check_cypher", "tokens"]
+__all__ = [
+    "ALLOWED_FUNCTION_NAMESPACES",
+    "ALLOWED_PROCEDURES",
+    "FORBIDDEN_WORDS",
+    "check_cypher",
+    "tokens",
+    "without_comments",
+]

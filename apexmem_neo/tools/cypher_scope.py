@@ -5,9 +5,11 @@ which every node pattern carries that label can reach nothing of another scope, 
 variable-length paths neither (their end nodes are labelled). ``scope_cypher`` parses the
 query with the openCypher ANTLR grammar (PyPI ``antlr4-cypher``), adds the label to every
 node pattern anywhere in the tree (MATCH, pattern predicates and comprehensions, EXISTS { },
-shortestPath, UNION branches) and prints the query again from its tokens: comments are
-dropped, strings, names and numbers re-rendered in one canonical form, so nothing Neo4j's
-lexer reads differently from this one can hide a pattern. A syntax error, an ambiguity the
+shortestPath, UNION branches) and prints the query again from its tokens: Unicode escapes
+are decoded first as Neo4j decodes them, comments are dropped, strings, names and numbers
+re-rendered in one canonical form, so nothing Neo4j's lexer reads differently from this one
+can hide a pattern. The printed text is then read back (parsed again, every node pattern
+checked for the label) before it is returned. A syntax error, an ambiguity the
 grammar cannot settle, procedure calls, label expressions it cannot compose and expressions
 that keep a core busy beyond the timeout's reach are refused with a ``ToolError``. It adds to
 ``cypher_guard.check_cypher``; it does not replace it.
@@ -31,6 +33,8 @@ from antlr4_cypher import CypherLexer, CypherParser
 
 from apexmem_neo.tools import cypher_scope_text as text
 from apexmem_neo.tools.backend import ToolError
+from apexmem_neo.tools.cypher_escapes import readable_text, require_plain_text
+from apexmem_neo.tools.cypher_guard import ALLOWED_FUNCTION_NAMESPACES
 from apexmem_neo.tools.regex_safety import regex_refusal
 
 MAX_QUERY_CHARS: Final = 8000
@@ -39,12 +43,6 @@ MAX_NESTING: Final = 24
 MAX_RANGE_ELEMENTS: Final = 100_000
 """Bound on the product of all ``range()`` lengths of a query (nested ranges multiply)."""
 SCOPE_PREFIX: Final = "scope_"
-ALLOWED_NAMESPACES: Final = (
-    "date.", "datetime.", "localdatetime.", "localtime.", "time.", "duration.", "point.",
-    "vector.similarity.",
-)  # fmt: skip
-"""Dotted functions allowed: Neo4j's built-in temporal, spatial and vector functions. Other
-namespaces (db., graph., apoc., gds.) can reach nodes by id or run other queries."""
 TOLERATED_AMBIGUITY: Final = frozenset({"atom", "functionInvocation"})
 """Rules whose ambiguities are tolerated: a pattern versus arithmetic (``(a)--(b)``), a list
 literal versus a comprehension (``[x IN l]``). Whichever reading ANTLR takes, a node pattern
@@ -76,13 +74,31 @@ def scope_cypher(query: str, label: str, *, max_chars: int = MAX_QUERY_CHARS) ->
             f"the query has {len(query)} characters; the limit is {max_chars}.",
             "Split the question into smaller queries.",
         )
-    tokens = lex(query)
+    tokens = lex(readable_text(query))
     _check_tokens(tokens)
     tree = parse(tokens)
     marks = _check_tree(tree)
     pieces = _render(tokens, marks, label)
     _check_output(pieces, label)
-    return text.join(pieces)
+    printed = text.join(pieces)
+    _check_printed(printed, label)
+    return printed
+
+
+def _check_printed(printed: str, label: str) -> None:
+    """Read the printed query back as Neo4j will: no escape left to decode, and every node
+    pattern of its parse carries ``label`` (a printer fault fails closed, not open)."""
+    require_plain_text(printed)
+    for ctx in _contexts(parse(lex(printed))):
+        if isinstance(ctx, CypherParser.NodePatternContext):
+            labels = ctx.nodeLabels()
+            names = [text.name_value(n.start) for n in labels.name()] if labels else []
+            if label not in names:
+                raise ToolError(
+                    "Not supported by the scope guard",
+                    "the rewritten query has a node pattern without the scope label.",
+                    _SUPPORTED,
+                )
 
 
 def lex(query: str) -> list[Token]:
@@ -251,7 +267,7 @@ def _check_names(ctx: Any) -> None:
 def _check_function(ctx: Any) -> None:
     """Refuse namespaced functions outside Neo4j's built-in temporal/spatial/vector ones."""
     name = ".".join(text.name_value(s.start) for s in ctx.invocationName().symbol())
-    if "." in name and not name.lower().startswith(ALLOWED_NAMESPACES):
+    if "." in name and not name.lower().startswith(ALLOWED_FUNCTION_NAMESPACES):
         raise ToolError(
             "Function refused",
             f"{name}() is outside the functions the scope guard passes.",

@@ -103,6 +103,13 @@ class ScopeLexer(CypherLexer):  # type: ignore[misc]
         kind = _T.ESC_LITERAL if quote == "`" else _T.STRING_LITERAL
         if kind == _T.STRING_LITERAL:
             string_value(match.group())  # refuses unknown escapes early
+        elif "\\" in match.group():
+            raise ToolError(
+                "Backslash refused",
+                "a backslash may stand only inside a string; names (labels, properties, "
+                "aliases) cannot hold one.",
+                "Rename the alias or property without the backslash.",
+            )
         return self._make(kind, match.group(), len(match.group()))
 
     def _number(self, data: str, i: int) -> Any:
@@ -153,16 +160,10 @@ def string_value(literal: str) -> str:
 
 
 def quote_string(value: str) -> str:
-    """``value`` as a single-quoted Cypher string; control characters as ``\\uXXXX``."""
-    out = []
-    for ch in value:
-        if ch in _ESCAPE_OUT:
-            out.append(_ESCAPE_OUT[ch])
-        elif not ch.isprintable() and ord(ch) <= 0xFFFF:
-            out.append(f"\\u{ord(ch):04x}")
-        else:
-            out.append(ch)
-    return "'" + "".join(out) + "'"
+    """``value`` as a single-quoted Cypher string: quotes, backslashes and line breaks
+    escaped, every other character as itself (a ``\\uXXXX`` in the output would be decoded
+    by Neo4j before reading, so none is written)."""
+    return "'" + "".join(_ESCAPE_OUT.get(ch, ch) for ch in value) + "'"
 
 
 def name_value(tok: Any) -> str:

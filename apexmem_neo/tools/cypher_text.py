@@ -5,6 +5,7 @@ from __future__ import annotations
 import re
 from typing import Final
 
+from apexmem_neo.tools.backend import ToolError
 from apexmem_neo.tools.cypher_guard import FORBIDDEN_WORDS
 
 _PLAIN: Final = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*$")
@@ -22,9 +23,18 @@ RESERVED: Final = frozenset(
 
 
 def ident(name: str) -> str:
-    """``name`` as a Cypher identifier, backtick-quoted unless it is plain and not reserved."""
+    """``name`` as a Cypher identifier, backtick-quoted unless it is plain and not reserved.
+
+    A name holding a backslash is refused: Neo4j decodes ``\\uXXXX`` inside backtick names
+    before reading them, so such a name could end itself early."""
     if _PLAIN.match(name) and name.upper() not in RESERVED:
         return name
+    if "\\" in name:
+        raise ToolError(
+            "Backslash refused",
+            f"the name {name!r} holds a backslash; column aliases and names cannot.",
+            "Rename the alias without the backslash.",
+        )
     return "`" + name.replace("`", "``") + "`"
 
 

@@ -1,6 +1,7 @@
 """GraphQuery and SchemaViewer on Neo4j: guarded Cypher, and SQL through the shim.
 
-A query passes three locks: the static Cypher guard (``cypher_guard``), an EXPLAIN whose
+A query passes three locks: the static Cypher guard (``cypher_guard``; in a scope, also the
+scope rewrite ``cypher_scope``, whose printed text the static guard checks again), an EXPLAIN whose
 summary must report query type "r" (read-only), and a session in READ access mode; it runs
 as ``neo4j.Query(text, timeout=..., metadata=tag)`` and rows are kept until ``max_rows`` or
 ``max_result_bytes`` is reached (the rest is discarded). The client keeps the deadline itself
@@ -49,6 +50,7 @@ from apexmem_neo.tools.backend import (
     check_query_size,
     collect_rows,
 )
+from apexmem_neo.tools.cypher_escapes import require_plain_text
 from apexmem_neo.tools.cypher_guard import check_cypher
 from apexmem_neo.tools.cypher_scope import scope_cypher
 from apexmem_neo.tools.neo4j_deadline import (
@@ -60,6 +62,12 @@ from apexmem_neo.tools.neo4j_deadline import (
 from apexmem_neo.tools.sql_to_cypher import sql_to_cypher
 
 READ_ONLY_TYPE: Final = "r"
+GUARD_READING_REFUSALS: Final = frozenset(
+    {"Not supported by the scope guard", "Ambiguous query", "Unreadable query"}
+)
+"""Scope-guard refusals that may hide a plain syntax error, which the server then names."""
+MAX_SYNTAX_MESSAGE: Final = 400
+POSITION: Final = re.compile(r"\(line (\d+), column (\d+) \(offset: (\d+)\)\)")
 SCHEMA_TIMEOUT_S: Final = 10.0
 GRACE_S: Final = 0.25
 """How long past ``timeout_s`` the client waits for the server's own timeout error (the
@@ -133,9 +141,10 @@ class Neo4jQueryBackend:
         translated = None
         if language == "sql":
             translated = sql_to_cypher(query, label).cypher
+            require_plain_text(translated)
         cypher = check_cypher(translated or query)
         if label is not None and translated is None:
-            cypher = scope_cypher(cypher, label)
+            cypher = check_cypher(self._scoped(cypher, label))  # the printed text, again
         cypher += QUERY_MARK
         shown = translated or query
         tag = new_tag()
@@ -153,6 +162,29 @@ class Neo4jQueryBackend:
             return call_with_deadline(work, wait, expire)
         except DeadlineExpired:
             raise time_limit_error(limits) from None
+
+    def _scoped(self, cypher: str, label: str) -> str:
+        """``scope_cypher``; when the guard cannot read the query, the server's own syntax
+        error, if it has one, is the clearer answer (asked with EXPLAIN, which runs nothing)."""
+        try:
+            return scope_cypher(cypher, label)
+        except ToolError as refusal:
+            if refusal.title not in GUARD_READING_REFUSALS:
+                raise
+            syntax = self._server_syntax_error(cypher)
+            raise (syntax or refusal) from None
+
+    def _server_syntax_error(self, cypher: str) -> ToolError | None:
+        """Neo4j's syntax error for ``cypher`` as a ``ToolError`` (None if it parses)."""
+        try:
+            with self._session(quiet=True) as session:
+                session.run(Query("EXPLAIN " + cypher, timeout=SCHEMA_TIMEOUT_S)).consume()
+        except neo4j_errors.CypherSyntaxError as exc:
+            first = (exc.message or str(exc)).strip().splitlines()[0]
+            return ToolError("Cypher syntax error", _unprefixed(first)[:MAX_SYNTAX_MESSAGE])
+        except (neo4j_errors.Neo4jError, neo4j_errors.DriverError):
+            return None
+        return None
 
     def _read(
         self,
@@ -390,6 +422,18 @@ def _neo4j_errors(limits: QueryLimits) -> Iterator[None]:
         raise ToolError("Cypher error", f"{exc.message or exc} ({code})") from exc
     except neo4j_errors.DriverError as exc:
         raise ToolError("Neo4j unavailable", f"{type(exc).__name__}: {exc}") from exc
+
+
+def _unprefixed(message: str) -> str:
+    """A server message's position moved back over the ``EXPLAIN `` prefix GraphQuery added."""
+    shift = len("EXPLAIN ")
+
+    def back(match: re.Match[str]) -> str:
+        line, column, offset = (int(g) for g in match.groups())
+        column -= shift if line == 1 else 0
+        return f"(line {line}, column {column} (offset: {offset - shift}))"
+
+    return POSITION.sub(back, message)
 
 
 def time_limit_error(limits: QueryLimits) -> ToolError:

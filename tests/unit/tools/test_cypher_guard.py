@@ -5,7 +5,12 @@ from __future__ import annotations
 import pytest
 
 from apexmem_neo.tools.backend import ToolError
-from apexmem_neo.tools.cypher_guard import ALLOWED_PROCEDURES, check_cypher, tokens
+from apexmem_neo.tools.cypher_guard import (
+    ALLOWED_PROCEDURES,
+    check_cypher,
+    tokens,
+    without_comments,
+)
 from tests.unit.tools.hostile import REFUSED_CYPHER
 
 READS = [
@@ -38,7 +43,59 @@ def test_hostile_cypher_is_refused_statically(query: str) -> None:
 
 @pytest.mark.parametrize("query", READS)
 def test_reads_pass(query: str) -> None:
-    assert check_cypher(query) == query.strip().rstrip(";").strip()
+    assert check_cypher(query) == without_comments(query).strip().rstrip(";").strip()
+
+
+def test_comments_are_blanked_in_the_text_that_runs() -> None:
+    checked = check_cypher("MATCH (n:Entity) // note\nRETURN n /* other */")
+    assert checked == "MATCH (n:Entity)        \nRETURN n"
+
+
+ESCAPED_ATTACKS = [
+    # Neo4j decodes \uXXXX before it reads the query: \u0060 ends a backtick name early
+    "MATCH (t:Turn) RETURN t.text AS `x\\u0060 LOAD CSV FROM 'file:///etc/hostname' AS l "
+    "RETURN l AS \\u0060x`",
+    "RETURN 1 AS a \\u004cOAD CSV FROM 'file:///etc/hostname' AS l RETURN l",
+    "RETURN 1 AS `a\\\\\\u0060 UNION MATCH (n) DETACH DELETE n RETURN 1 AS \\u0060a`",
+    "RETURN '\\u0027 UNION MATCH (n) SET n.x = 1 RETURN 1 AS \\u0027' AS s",
+    "RETURN 'a\\u005c' CREATE (:X) RETURN 'b' AS s",
+    # \r ends a // comment for Neo4j
+    "RETURN 1 AS a // note\rUNION LOAD CSV FROM 'file:///etc/hostname' AS l RETURN l AS a",
+]
+
+
+@pytest.mark.parametrize("query", ESCAPED_ATTACKS)
+def test_escaped_clauses_are_read_as_neo4j_reads_them(query: str) -> None:
+    try:
+        checked = check_cypher(query)
+    except ToolError:
+        return
+    upper = checked.upper()
+    assert "LOAD" not in upper and "CREATE" not in upper and "DELETE" not in upper, checked
+
+
+@pytest.mark.parametrize(
+    ("query", "title"),
+    [
+        ("RETURN 1 AS `a\\b`", "Backslash refused"),
+        ("RETURN 1 AS a \\ 2", "Backslash refused"),
+        ("RETURN 1 AS `a\\uu0060`", "Unreadable query"),
+        ("RETURN '\\u005cu0060' AS s", "Unreadable query"),
+        ("RETURN apoc.text.join(['a'], ',') AS s", "Function refused"),
+        ("RETURN db.nameFromElementId('x') AS s", "Function refused"),
+        ("RETURN `apoc`.text.join(['a'], ',') AS s", "Function refused"),
+        ("RETURN apoc.`cypher`.runFirstColumn('MATCH (n) RETURN n', {}) AS s", "Function refused"),
+    ],
+)
+def test_escape_and_function_refusals(query: str, title: str) -> None:
+    with pytest.raises(ToolError) as err:
+        check_cypher(query)
+    assert err.value.title == title
+
+
+def test_decoded_text_runs() -> None:
+    assert check_cypher("RETURN 'caf\\u00e9' AS s") == "RETURN 'café' AS s"
+    assert check_cypher("RETURN 'a\\\\u0027' AS s") == "RETURN 'a\\\\u0027' AS s"
 
 
 def test_every_allowed_procedure_passes() -> None:

@@ -69,6 +69,10 @@ public final class Neo4jLauncher {
                 .setConfig(GraphDatabaseSettings.keep_logical_logs, "2 files")
                 .setConfig(GraphDatabaseSettings.logical_log_rotation_threshold, ByteUnit.mebiBytes(32))
                 .setConfig(GraphDatabaseSettings.udc_enabled, false)
+                // LOAD CSV may not read the server's files: GraphQuery refuses LOAD CSV too,
+                // this is the server's own wall behind it (and an empty import directory).
+                .setConfig(GraphDatabaseSettings.allow_file_urls, false)
+                .setConfig(GraphDatabaseSettings.load_csv_file_url_root, home.resolve("import-none"))
                 .setConfig(BoltConnector.enabled, true)
                 .setConfig(BoltConnector.listen_address, new SocketAddress(host, port))
                 .setConfig(BoltConnector.encryption_level, BoltConnector.EncryptionLevel.DISABLED)
