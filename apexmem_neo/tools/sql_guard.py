@@ -92,6 +92,17 @@ def too_large() -> ToolError:
     )
 
 
+def circular_cte(name: str) -> ToolError:
+    """The refusal for a CTE that reads itself, directly or through another CTE: in SQLite
+    a CTE's name means the CTE everywhere in its WITH, its own body included, so
+    ``WITH turns AS (SELECT ... FROM turns)`` does not read the table (the shim follows)."""
+    return ToolError(
+        "Circular CTE",
+        f"the CTE {name!r} reads itself (inside the WITH its name means the CTE, not a "
+        "table); give it another name: WITH t AS (SELECT ... FROM turns) SELECT ... FROM t.",
+    )
+
+
 def _checked(sql: str, allowed_tables: Collection[str]) -> exp.Query:
     statement = _single_statement(sql)
     if isinstance(statement, exp.Intersect | exp.Except):
@@ -196,4 +207,4 @@ def _first_line(text: str) -> str:
     return lines[0] if lines else text
 
 
-__all__ = ["DENIED_FUNCTIONS", "check_sql", "too_large"]
+__all__ = ["DENIED_FUNCTIONS", "check_sql", "circular_cte", "too_large"]

@@ -10,6 +10,7 @@ first, then the SQL guard runs for clear error messages.
 
 from __future__ import annotations
 
+import secrets
 import sqlite3
 import time
 from collections.abc import Mapping, Sequence
@@ -33,9 +34,11 @@ from apexmem_neo.tools.backend import (
     check_query_size,
     collect_rows,
 )
-from apexmem_neo.tools.sql_guard import DENIED_FUNCTIONS, check_sql
+from apexmem_neo.tools.sql_guard import DENIED_FUNCTIONS, check_sql, circular_cte
 
 MAX_VALUE_BYTES: Final = 1_000_000
+CIRCULAR: Final = "circular reference: "
+"""How SQLite starts the error for a CTE that reads itself."""
 PROGRESS_STEPS: Final = 1000
 _ALLOWED_ACTIONS: Final = frozenset(
     {sqlite3.SQLITE_SELECT, sqlite3.SQLITE_READ, sqlite3.SQLITE_FUNCTION, sqlite3.SQLITE_RECURSIVE}
@@ -93,8 +96,7 @@ class SQLiteQueryBackend:
             raise ToolError("No database", f"the SQLite file {self.path} does not exist.")
         uri = self.path.resolve().as_uri() + "?mode=ro"
         connection = sqlite3.connect(uri, uri=True, check_same_thread=False)
-        if scope is not None:
-            _scope_views(connection, self.tables, scope)
+        filters = None if scope is None else _scope_views(connection, self.tables, scope)
         connection.execute("PRAGMA query_only=ON")
         connection.setlimit(sqlite3.SQLITE_LIMIT_LENGTH, MAX_VALUE_BYTES)
         connection.setlimit(sqlite3.SQLITE_LIMIT_ATTACHED, 0)
@@ -104,7 +106,7 @@ class SQLiteQueryBackend:
                 lambda: 1 if time.monotonic() > deadline else 0, PROGRESS_STEPS
             )
             allowed = frozenset(t.lower() for t in self.tables)
-            connection.set_authorizer(_authorizer(allowed, ctes, scoped=scope is not None))
+            connection.set_authorizer(_authorizer(allowed, ctes, filters))
         return connection
 
     # ---- schema ----
@@ -131,31 +133,46 @@ class SQLiteQueryBackend:
         return examples.SQL_EXAMPLES
 
 
-def _scope_views(connection: sqlite3.Connection, tables: Sequence[str], scope: str) -> None:
+def _scope_views(
+    connection: sqlite3.Connection, tables: Sequence[str], scope: str
+) -> dict[str, str]:
     """Shadow every table by a TEMP view of ``scope``'s rows (SQLite resolves an unqualified
-    name in temp first); the authorizer then refuses any read of a table not made through
-    its view, so no query shape (UNION, subquery, CTE, join) can reach another scope's rows."""
+    name in temp first). The view reads through a filter view whose name is random per
+    connection, so no query can name it; the authorizer lets only that filter read the table
+    (``_authorizer``). Returns each table's filter view name."""
     literal = "'" + scope.replace("'", "''") + "'"
+    token = secrets.token_hex(8)
+    filters = {table.lower(): f"scope_{token}_{table}".lower() for table in tables}
     for table in tables:
-        # table names come from the fixed allow-list; the scope is a quoted literal
+        # names come from the fixed allow-list and a hex token; the scope is a quoted literal
+        inner = filters[table.lower()]
         connection.execute(
-            f"CREATE TEMP VIEW {table} AS SELECT * FROM main.{table} WHERE scope = {literal}"
+            f"CREATE TEMP VIEW {inner} AS SELECT * FROM main.{table} WHERE scope = {literal}"
         )
+        connection.execute(f"CREATE TEMP VIEW {table} AS SELECT * FROM {inner}")
+    return filters
 
 
-def _authorizer(allowed: frozenset[str], ctes: frozenset[str], scoped: bool = False) -> Any:
+def _authorizer(
+    allowed: frozenset[str], ctes: frozenset[str], filters: Mapping[str, str] | None = None
+) -> Any:
     """SQLite's own check of every step: SELECT, reads of allowed tables (or of the query's
-    CTEs, which SQLite reports without a database name) and functions not denied. ``scoped``:
-    a table is read only through the scope view of the same name (``_scope_views``)."""
+    CTEs, which SQLite reports without a database name) and functions not denied.
+
+    With ``filters`` (a scoped query, ``_scope_views``) a stored table is read only by its
+    scope filter view: SQLite names the innermost view or CTE a read comes from, and a CTE
+    may share a table's name but not the filter's random one. Reads of the TEMP views, from
+    anywhere in the query, see the scope's rows only."""
+    views = allowed | frozenset(filters.values()) if filters is not None else frozenset()
 
     def read_ok(table: str, db: str | None, source: str | None) -> bool:
-        if table in ctes and db is None:
+        if db is None and table in ctes:
             return True
-        if table not in allowed:
-            return False
-        if scoped:
-            return (db == "temp" and source is None) or (db == "main" and source == table)
-        return db in (None, "main")
+        if filters is None:
+            return db in (None, "main") and table in allowed
+        if db == "temp":
+            return table in views
+        return db == "main" and source is not None and filters.get(table) == source
 
     def authorize(
         action: int, arg1: str | None, arg2: str | None, db: str | None, source: str | None
@@ -178,23 +195,32 @@ def _fetch(
     try:
         cursor = connection.execute(query, dict(params))
         rows, cut = collect_rows(map(tuple, cursor), limits)
-    except sqlite3.OperationalError as exc:
-        if "interrupted" in str(exc):
-            raise ToolError(
-                "Time limit",
-                f"the query ran longer than {limits.timeout_s:g} s and was stopped; "
-                "filter earlier (WHERE on entity_id / property / t_from) or add LIMIT.",
-            ) from exc
-        if "not authorized" in str(exc) or "prohibited" in str(exc):
-            raise ToolError(
-                "Refused by the read-only guard",
-                "the query touches something other than reading the paper's tables.",
-            ) from exc
-        raise ToolError("SQLite error", str(exc)) from exc
-    except (sqlite3.Error, ValueError, TypeError, OverflowError) as exc:
+    except sqlite3.Error as exc:
+        raise _query_error(exc, limits) from exc
+    except (ValueError, TypeError, OverflowError) as exc:
         raise ToolError("SQLite error", str(exc)) from exc
     columns = tuple(d[0] for d in cursor.description or ())
     return QueryResult(columns, tuple(rows), cut is not None, truncated_by=cut)
+
+
+def _query_error(exc: sqlite3.Error, limits: QueryLimits) -> ToolError:
+    """The one-line account of a failed query; the authorizer's refusals come as
+    ``DatabaseError`` ("prohibited") or ``OperationalError`` ("not authorized")."""
+    text = str(exc)
+    if isinstance(exc, sqlite3.OperationalError) and "interrupted" in text:
+        return ToolError(
+            "Time limit",
+            f"the query ran longer than {limits.timeout_s:g} s and was stopped; "
+            "filter earlier (WHERE on entity_id / property / t_from) or add LIMIT.",
+        )
+    if "not authorized" in text or "prohibited" in text:
+        return ToolError(
+            "Refused by the read-only guard",
+            "the query touches something other than reading the paper's tables.",
+        )
+    if text.startswith(CIRCULAR):
+        return circular_cte(text.removeprefix(CIRCULAR))
+    return ToolError("SQLite error", text)
 
 
 def _has_table(connection: sqlite3.Connection, table: str) -> bool:
