@@ -133,6 +133,8 @@ def unique_names(names: list[str]) -> list[str]:
     return out
 
 
-def map_literal(names: tuple[str, ...]) -> str:
-    """A derived table's row as a map; keys lower-cased, as SQL column references resolve."""
-    return "{" + ", ".join(f"{ident(n.lower())}: {ident(n)}" for n in names) + "}"
+def map_literal(names: tuple[str, ...], keys: tuple[str, ...] = ()) -> str:
+    """A derived table's row as a map of its columns ``names``, under ``keys`` if given (a
+    CTE's column list); keys lower-cased, as SQL column references resolve."""
+    pairs = zip(keys or names, names, strict=True)
+    return "{" + ", ".join(f"{ident(k.lower())}: {ident(n)}" for k, n in pairs) + "}"

@@ -4,11 +4,12 @@ Tables become labels (``facts`` -> ``(f:Fact)``) and ``event_participants`` beco
 relationship ``(:Event)-[ep:PARTICIPANT]->(:Entity)``; node and relationship properties carry
 the same names and values as the SQL columns, so a join is a property equality on the mirrored
 id columns. Supported: SELECT [DISTINCT], FROM with aliases, [INNER|LEFT|CROSS] JOIN ... ON /
-USING, comma joins, subqueries and CTEs in FROM (as ``CALL () { ... }``), WHERE, GROUP BY with
-aggregates, HAVING, ORDER BY (with SQLite's NULL order), LIMIT / OFFSET, UNION [ALL],
-scalar / IN / EXISTS subqueries, ``:name`` parameters, and the expressions of
-``sql_expressions`` (with SQLite's date functions from ``sql_dates``). Anything else raises
-``ToolError`` naming the construct and showing the Cypher to write instead.
+USING, comma joins, subqueries and CTEs in FROM (as ``CALL () { ... }``; a CTE may list its
+columns and read the other CTEs of its WITH, and one that reads itself is refused, as SQLite
+refuses it), WHERE, GROUP BY with aggregates, HAVING, ORDER BY (with SQLite's NULL order),
+LIMIT / OFFSET, UNION [ALL], scalar / IN / EXISTS subqueries, ``:name`` parameters, and the
+expressions of ``sql_expressions`` (with SQLite's date functions from ``sql_dates``). Anything
+else raises ``ToolError`` naming the construct and showing the Cypher to write instead.
 
 For speed on large graphs the translation adds ``x.col IS NOT NULL`` for the NOT NULL columns
 that complete a composite index (``graph_mapping.INDEX_COMPLETIONS``; no row changes), and
@@ -31,9 +32,12 @@ from apexmem_neo.tools.sql_expressions import (
     SubqueryTranslator,
     unsupported,
 )
-from apexmem_neo.tools.sql_guard import check_sql, too_large
+from apexmem_neo.tools.sql_guard import check_sql, circular_cte, too_large
 from apexmem_neo.tools.sql_projection import Projection, negative, project
 from apexmem_neo.tools.sql_scope import Scope, TableRef, map_literal, output_name
+
+Ctes = dict[str, exp.CTE]
+"""The CTEs a query sees, by lower-cased name: its own WITH's and the enclosing queries'."""
 
 JOIN_HINT = "MATCH (f:Fact) OPTIONAL MATCH (e:Entity) WHERE e.entity_id = f.entity_id RETURN f, e"
 
@@ -62,6 +66,8 @@ class ShimTranslator:
     def __init__(self, scope_label: str | None = None) -> None:
         self.namer = Namer()
         self.scope_label = scope_label
+        self.open_ctes: set[int] = set()
+        """The CTEs being translated (by node id): reading one of them again is a cycle."""
 
     def top(self, tree: exp.Query) -> Translation:
         if isinstance(tree, exp.Union):
@@ -72,7 +78,7 @@ class ShimTranslator:
 
     # ---- queries ----
 
-    def union(self, tree: exp.Union, ctes: dict[str, exp.Query]) -> tuple[str, tuple[str, ...]]:
+    def union(self, tree: exp.Union, ctes: Ctes) -> tuple[str, tuple[str, ...]]:
         ctes = {**ctes, **self._ctes(tree)}
         branches = _branches(tree)
         kinds = _union_kinds(tree)
@@ -108,7 +114,7 @@ class ShimTranslator:
         self,
         tree: exp.Expr,
         parent: Scope | None,
-        ctes: dict[str, exp.Query],
+        ctes: Ctes,
         names: tuple[str, ...] | None = None,
     ) -> tuple[list[str], Projection]:
         """The clauses and the final projection of one SELECT (``names`` forces column names)."""
@@ -133,7 +139,7 @@ class ShimTranslator:
             projection.items = [(e, n) for (e, _), n in zip(projection.items, names, strict=True)]
         return clauses, projection
 
-    def subquery_in(self, scope: Scope | None, ctes: dict[str, exp.Query]) -> SubqueryTranslator:
+    def subquery_in(self, scope: Scope | None, ctes: Ctes) -> SubqueryTranslator:
         """Translates a value subquery (scalar, IN, EXISTS) that sees ``scope`` (correlated)."""
 
         def translate(query: exp.Query) -> tuple[str, tuple[str, ...]]:
@@ -146,20 +152,17 @@ class ShimTranslator:
 
         return translate
 
-    def _ctes(self, tree: exp.Expr) -> dict[str, exp.Query]:
+    def _ctes(self, tree: exp.Expr) -> Ctes:
         with_ = tree.args.get("with_") or tree.args.get("with")
         if with_ is None:
             return {}
         if with_.args.get("recursive"):
-            raise unsupported(
-                "WITH RECURSIVE",
-                "variable-length paths: MATCH (a:Turn)-[:NEXT*1..5]->(b:Turn) RETURN b",
-            )
-        return {cte.alias_or_name.lower(): cte.this for cte in with_.expressions}
+            raise _recursive()
+        return {cte.alias_or_name.lower(): cte for cte in with_.expressions}
 
     # ---- FROM and JOIN ----
 
-    def _from(self, tree: exp.Select, scope: Scope, ctes: dict[str, exp.Query]) -> list[str]:
+    def _from(self, tree: exp.Select, scope: Scope, ctes: Ctes) -> list[str]:
         from_ = tree.args.get("from_") or tree.args.get("from")
         if from_ is None:
             if tree.args.get("joins"):
@@ -187,7 +190,7 @@ class ShimTranslator:
         self,
         source: exp.Expr,
         scope: Scope,
-        ctes: dict[str, exp.Query],
+        ctes: Ctes,
         calls: list[str],
         main: list[str],
         optional: bool = False,
@@ -202,14 +205,12 @@ class ShimTranslator:
             main.append(ref.pattern(self.scope_label))
         return ref
 
-    def _source(
-        self, source: exp.Expr, ctes: dict[str, exp.Query], optional: bool
-    ) -> tuple[TableRef, str | None]:
+    def _source(self, source: exp.Expr, ctes: Ctes, optional: bool) -> tuple[TableRef, str | None]:
         alias = source.alias_or_name.lower() if isinstance(source, exp.Table | exp.Subquery) else ""
         if isinstance(source, exp.Table):
             name = source.name.lower()
             if name in ctes:
-                return self._derived(ctes[name], alias or name, ctes)
+                return self._cte(ctes[name], alias or name, ctes)
             if name in graph_mapping.TABLE_LABELS or name in graph_mapping.RELATIONSHIP_TABLES:
                 var = self.namer.fresh(alias or name)
                 columns = graph_mapping.table_columns(name)
@@ -221,26 +222,46 @@ class ShimTranslator:
             return self._derived(source.this, alias, ctes)
         raise unsupported(f"{source.sql(dialect='sqlite')} in FROM", "MATCH (n:Label) ...")
 
+    def _cte(self, cte: exp.CTE, alias: str, ctes: Ctes) -> tuple[TableRef, str]:
+        """A CTE read in FROM: its query as a derived table, with the CTE's column names if
+        it lists them. As in SQLite, a CTE that reads itself is refused (not read as the
+        table it shadows); one whose query is a UNION would be a recursive CTE."""
+        if id(cte) in self.open_ctes:
+            raise _recursive() if isinstance(cte.this, exp.Union) else circular_cte(cte.alias)
+        self.open_ctes.add(id(cte))
+        try:
+            return self._derived(cte.this, alias, ctes, tuple(cte.alias_column_names))
+        finally:
+            self.open_ctes.discard(id(cte))
+
     def _derived(
-        self, query: exp.Query, alias: str, ctes: dict[str, exp.Query]
+        self, query: exp.Query, alias: str, ctes: Ctes, columns: tuple[str, ...] = ()
     ) -> tuple[TableRef, str]:
+        """A subquery or CTE in FROM as ``CALL () { ... }`` binding each row as a map;
+        ``columns`` renames its columns (a CTE's column list)."""
         var = self.namer.fresh(alias)
         if isinstance(query, exp.Union):
             text, names = self.union(query, ctes)
-            body = f"CALL () {{ {text} }} RETURN {map_literal(names)} AS {var}"
+            body = f"CALL () {{ {text} }}"
         else:
             clauses, projection = self.select(query, None, ctes)
             names = projection.names
-            body = (
-                _join(clauses, projection.render("WITH")) + f" RETURN {map_literal(names)} AS {var}"
+            body = _join(clauses, projection.render("WITH"))
+        keys = columns or names
+        if len(keys) != len(names):
+            raise ToolError(
+                "CTE column count",
+                f"the CTE {alias!r} lists {len(keys)} columns but its SELECT returns "
+                f"{len(names)}.",
             )
-        return TableRef(alias, var, None, tuple(n.lower() for n in names)), f"CALL () {{ {body} }}"
+        body += f" RETURN {map_literal(names, keys)} AS {var}"
+        return TableRef(alias, var, None, tuple(k.lower() for k in keys)), f"CALL () {{ {body} }}"
 
     def _join(
         self,
         join: exp.Join,
         scope: Scope,
-        ctes: dict[str, exp.Query],
+        ctes: Ctes,
         calls: list[str],
         main: list[str],
         main_where: list[str],
@@ -292,6 +313,13 @@ class ShimTranslator:
                 )
             ref.using = frozenset(names)
         return conditions
+
+
+def _recursive() -> ToolError:
+    return unsupported(
+        "WITH RECURSIVE",
+        "variable-length paths: MATCH (a:Turn)-[:NEXT*1..5]->(b:Turn) RETURN b",
+    )
 
 
 def _no_columns(column: exp.Column) -> str:

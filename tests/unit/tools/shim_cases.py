@@ -205,4 +205,24 @@ CASES: Final[list[Case]] = [
          "SELECT ev.event_type, (SELECT f.value_json FROM facts f WHERE f.entity_id = :e AND f.property = 'tqx_age' "
          "AND f.t_from <= ev.anchor_datetime ORDER BY f.t_from DESC LIMIT 1) AS age FROM events ev "
          "WHERE ev.event_id BETWEEN 'tqx_' AND 'tqx_~' ORDER BY ev.anchor_datetime", {"e": ALICE}, True),
+    # ---- the kinds again, written with CTEs ----
+    Case("cte-reads-a-later-cte", "JOIN",
+         "WITH city AS (SELECT entity_id, value_json FROM mine WHERE property = 'tqx_city'), "
+         "mine AS (SELECT entity_id, property, value_json FROM facts f WHERE " + MINE + ") "
+         "SELECT e.name, c.value_json FROM city c JOIN entities e ON e.entity_id = c.entity_id "
+         "ORDER BY e.name, c.value_json", {}, True),
+    Case("cte-named-like-a-table", "SELECT",
+         "WITH facts AS (SELECT name FROM entities WHERE entity_id BETWEEN 'tqx_' AND 'tqx_~') "
+         "SELECT name FROM facts ORDER BY name", {}, True),
+    Case("cte-column-list", "AGGREGATE",
+         "WITH c(who, n) AS (SELECT entity_id, count(*) FROM facts f WHERE " + MINE + " GROUP BY entity_id) "
+         "SELECT who, n FROM c ORDER BY who", {}, True),
+    Case("cte-nested-in-from", "AGGREGATE",
+         "SELECT n FROM (WITH c AS (SELECT count(*) AS n FROM facts f WHERE " + MINE + ") SELECT n FROM c)", {}, True),
+    Case("cte-in-an-in-subquery", "SELECT",
+         "SELECT name FROM entities WHERE entity_id IN "
+         "(WITH c AS (SELECT entity_id FROM facts f WHERE " + MINE + ") SELECT entity_id FROM c) ORDER BY name", {}, True),
+    Case("cte-union-renamed", "TEMPORAL",
+         "WITH t(label, at) AS (SELECT event_type, anchor_datetime FROM events WHERE event_id BETWEEN 'tqx_' AND 'tqx_~' "
+         "UNION ALL SELECT property, t_from FROM facts f WHERE " + MINE + ") SELECT label, at FROM t ORDER BY at, label", {}, True),
 ]  # fmt: skip

@@ -7,6 +7,8 @@ rows on Neo4j as the SQL does on SQLite.)
 
 from __future__ import annotations
 
+import re
+
 import pytest
 
 from apexmem_neo.tools import sql_to_cypher
@@ -88,6 +90,7 @@ def test_date_functions_map_to_cypher_temporal_functions() -> None:
         ("SELECT date(t_from, 'weekday 1') FROM facts", "modifier", "duration"),
         ("SELECT strftime('%W', t_from) FROM facts", "%W", "week"),
         ("SELECT * FROM entities e LEFT JOIN (SELECT entity_id FROM facts) x ON x.entity_id = e.entity_id", "LEFT JOIN to a subquery", "OPTIONAL MATCH"),
+        ("WITH c AS (SELECT text FROM turns UNION ALL SELECT text FROM c) SELECT text FROM c", "WITH RECURSIVE", "NEXT*1..5"),
     ],
 )  # fmt: skip
 def test_unsupported_constructs_are_named_with_a_cypher_hint(
@@ -110,8 +113,14 @@ def test_unsupported_constructs_are_named_with_a_cypher_hint(
             "Subquery returns several columns",
         ),
         ("DELETE FROM facts", "Not a SELECT"),
+        ("WITH x(a, b) AS (SELECT text FROM turns) SELECT a FROM x", "CTE column count"),
+        ("WITH turns AS (SELECT text FROM turns) SELECT text FROM turns", "Circular CTE"),
+        ("WITH t AS (SELECT text FROM turns), turns AS (SELECT text FROM t) SELECT text FROM turns", "Circular CTE"),
+        ("WITH a AS (SELECT text FROM b), b AS (SELECT text FROM a) SELECT text FROM a", "Circular CTE"),
+        ("WITH x AS (SELECT (SELECT count(*) FROM x) AS n) SELECT n FROM x", "Circular CTE"),
+        ("WITH x AS (SELECT 1 AS n) SELECT n FROM (WITH x AS (SELECT n FROM x) SELECT n FROM x)", "Circular CTE"),
     ],
-)
+)  # fmt: skip
 def test_errors_name_the_problem(sql: str, title: str) -> None:
     with pytest.raises(ToolError) as info:
         sql_to_cypher(sql)
@@ -123,3 +132,36 @@ def test_like_and_glob_patterns() -> None:
     assert like_regex("50\\%%", "\\") == "50%.*"
     assert glob_regex("*[0-9]?x") == ".*[0-9].x"
     assert glob_regex("a[^b]") == "a[^b]"
+
+
+def test_a_cte_column_list_renames_its_columns() -> None:
+    t = sql_to_cypher("WITH x(words) AS (SELECT text FROM turns) SELECT words FROM x")
+    assert "RETURN {words: text} AS x }" in t.cypher
+    assert t.columns == ("words",)
+
+
+def test_a_cte_may_share_a_table_name_and_read_later_ctes() -> None:
+    t = sql_to_cypher("WITH turns AS (SELECT value_json AS text FROM facts) SELECT text FROM turns")
+    assert "(facts:Fact)" in t.cypher and ":Turn" not in t.cypher
+    t = sql_to_cypher(
+        "WITH b AS (SELECT text FROM a), a AS (SELECT text FROM turns) SELECT text FROM b"
+    )
+    assert t.cypher.count("(turns:Turn)") == 1
+
+
+SCOPED_CTES = [
+    "WITH x AS (SELECT text FROM turns) SELECT text FROM x",
+    "WITH turns AS (SELECT value_json AS text FROM facts) SELECT text FROM turns",
+    "WITH b AS (SELECT entity_id FROM a), a AS (SELECT entity_id FROM entities) SELECT f.value_json FROM facts f JOIN b ON b.entity_id = f.entity_id",
+    "WITH x(r) AS (SELECT role FROM event_participants UNION SELECT text FROM turns) SELECT r FROM x",
+    "SELECT (WITH x AS (SELECT count(*) AS n FROM facts) SELECT n FROM x) AS n",
+    "WITH x AS (SELECT text FROM turns) SELECT text FROM x WHERE text IN (WITH y AS (SELECT name FROM entities) SELECT name FROM y)",
+]  # fmt: skip
+
+
+@pytest.mark.parametrize("sql", SCOPED_CTES)
+def test_every_node_pattern_of_a_cte_carries_the_scope_label(sql: str) -> None:
+    cypher = sql_to_cypher(sql, "Scope_3f9a").cypher
+    patterns = re.findall(r"\(\w*:[^()]*\)", cypher)
+    assert patterns, cypher
+    assert all(p.endswith(":Scope_3f9a)") for p in patterns), cypher
