@@ -35,6 +35,19 @@ SQL_ATTACKS: tuple[str, ...] = (
     "SELECT value_json FROM facts UNION SELECT text FROM turns",
     "SELECT value_json FROM facts UNION ALL SELECT scope FROM sessions",
     "WITH x AS (SELECT * FROM turns) SELECT text FROM x",
+    f"WITH x AS (SELECT * FROM turns WHERE scope = '{BOB}') SELECT text FROM x",
+    f"WITH a AS (SELECT * FROM turns), b AS (SELECT * FROM a WHERE scope <> '{ALICE}') "
+    "SELECT text FROM b",
+    "WITH b AS (SELECT * FROM a), a AS (SELECT * FROM entities) SELECT entity_id, scope FROM b",
+    "SELECT text FROM (WITH x AS (SELECT * FROM turns) SELECT * FROM x)",
+    "WITH turns AS (SELECT value_json AS text FROM facts) SELECT text FROM turns",
+    "WITH turns AS (SELECT text FROM turns) SELECT text FROM turns",
+    "WITH turns AS (SELECT * FROM main.turns) SELECT text FROM turns",
+    "WITH x(a, b) AS (SELECT text, scope FROM turns) SELECT a, b FROM x",
+    "WITH e AS (SELECT * FROM entities) SELECT e.entity_id, f.value_json FROM e "
+    "JOIN facts f ON f.entity_id = e.entity_id",
+    "WITH RECURSIVE r(n, t) AS (SELECT 1, text FROM turns UNION ALL SELECT n + 1, t FROM r "
+    "WHERE n < 3) SELECT t FROM r",
     "SELECT (SELECT group_concat(text, '|') FROM turns) AS everything",
     "SELECT text FROM turns WHERE EXISTS (SELECT 1 FROM facts WHERE facts.scope <> turns.scope)",
     "SELECT a.name, b.entity_id FROM entities a JOIN entities b ON a.norm_name = b.norm_name",
@@ -60,7 +73,8 @@ SQL_ATTACKS: tuple[str, ...] = (
     "SELECT count(*) AS n FROM facts GROUP BY scope",
 )
 """SQL that tries to read bob's rows: filters on his scope, joins through shared values,
-unions, CTEs, subqueries, aggregates, comments, parameters, qualified and system tables."""
+unions, CTEs (several, nested, named like a table, recursive), subqueries, aggregates,
+comments, parameters, qualified and system tables."""
 
 CYPHER_ATTACKS: tuple[str, ...] = (
     "MATCH (n) RETURN n",
@@ -101,6 +115,45 @@ OWN_DATA: tuple[tuple[str, str], ...] = (
     ("sql", "SELECT text FROM turns"),
     ("sql", "SELECT value_json FROM facts"),
 )
+
+
+CTE_OWN_DATA: tuple[tuple[str, str], ...] = (
+    ("WITH x AS (SELECT text FROM turns) SELECT text FROM x", "SELECT text FROM turns"),
+    (
+        "WITH a AS (SELECT text FROM turns), b AS (SELECT text FROM a) SELECT text FROM b",
+        "SELECT text FROM turns",
+    ),
+    (
+        "WITH b AS (SELECT text FROM a), a AS (SELECT text FROM turns) SELECT text FROM b",
+        "SELECT text FROM turns",
+    ),
+    (
+        "SELECT text FROM (WITH x AS (SELECT text FROM turns) SELECT text FROM x)",
+        "SELECT text FROM turns",
+    ),
+    (
+        "WITH turns AS (SELECT value_json AS text FROM facts) SELECT text FROM turns",
+        "SELECT value_json FROM facts",
+    ),
+    ("WITH x(words) AS (SELECT text FROM turns) SELECT words FROM x", "SELECT text FROM turns"),
+    (
+        "WITH m AS (SELECT entity_id FROM entities) SELECT f.value_json FROM facts f "
+        "JOIN m ON m.entity_id = f.entity_id",
+        "SELECT value_json FROM facts",
+    ),
+    (
+        "WITH x AS (SELECT text FROM turns) SELECT text FROM x "
+        "WHERE text IN (WITH y AS (SELECT text FROM turns) SELECT text FROM y)",
+        "SELECT text FROM turns",
+    ),
+)
+"""(CTE query, the same query without CTEs): both give the scope's own rows, the same ones."""
+
+RECURSIVE_OWN_DATA = (
+    "WITH RECURSIVE r(n, t) AS (SELECT 1, text FROM turns UNION ALL SELECT n + 1, t FROM r "
+    "WHERE n < 2) SELECT t FROM r WHERE n = 2"
+)
+"""A recursive CTE (SQLite only: the shim refuses WITH RECURSIVE)."""
 
 
 def cells(result: QueryResult) -> str:
@@ -178,6 +231,25 @@ def test_a_scope_still_reads_its_own_data(
     memory: Memory = request.getfixturevalue(f"{which}_memory")
     result = memory.query(query, language, scope=ALICE)  # type: ignore[arg-type]
     assert SECRET[ALICE] in cells(result) or CITY[ALICE] in cells(result)
+
+
+@pytest.mark.parametrize("which", ["sqlite", "neo4j"])
+@pytest.mark.parametrize(("query", "plain"), CTE_OWN_DATA)
+def test_a_cte_reads_the_scopes_own_rows(
+    which: str, query: str, plain: str, request: pytest.FixtureRequest
+) -> None:
+    memory: Memory = request.getfixturevalue(f"{which}_memory")
+    rows = sorted(memory.query(query, "sql", scope=ALICE).rows)
+    assert rows == sorted(memory.query(plain, "sql", scope=ALICE).rows)
+    assert CITY[ALICE] in " ".join(str(v) for row in rows for v in row)
+
+
+def test_a_recursive_cte_reads_the_scopes_own_rows(sqlite_memory: Memory) -> None:
+    result = sqlite_memory.query(RECURSIVE_OWN_DATA, "sql", scope=ALICE)
+    assert sorted(result.rows) == sorted(
+        sqlite_memory.query("SELECT text FROM turns", "sql", scope=ALICE).rows
+    )
+    assert SECRET[ALICE] in cells(result)
 
 
 @pytest.mark.parametrize("which", ["sqlite", "neo4j"])
