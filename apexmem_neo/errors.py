@@ -35,3 +35,29 @@ class ServiceUnavailableError(ApexMemError):
             f"Start it with `apexmem services up {service}` "
             "or point the setting at a running server."
         )
+
+
+class LanguageModelError(ApexMemError):
+    """The language model cannot be used at all: no key, a key the provider refuses, a model
+    it does not know. Every call would fail the same way, so the call stops here.
+
+    The message is one line naming the model, the cause and the fix.
+    """
+
+    def __init__(self, model: str, cause: str, fix: str) -> None:
+        self.model = model
+        self.cause = cause
+        self.fix = fix
+        ApexMemError.__init__(self, f"language model {model}: {cause}. Fix: {fix}")
+
+
+class LanguageModelUnreachableError(LanguageModelError, ServiceUnavailableError):
+    """Nothing answers at the language model's address (refused, no route, unknown host).
+
+    Both a ``LanguageModelError`` and a ``ServiceUnavailableError`` for the service "llm".
+    """
+
+    def __init__(self, model: str, address: str, cause: str, fix: str) -> None:
+        self.service = "llm"
+        self.address = address
+        LanguageModelError.__init__(self, model, cause, fix)

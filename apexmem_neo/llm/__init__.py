@@ -1,5 +1,5 @@
 """Language-model plumbing: DSPy LM construction and structured output for local servers."""
 
-from apexmem_neo.llm.lm import SchemaJSONAdapter, make_lm
+from apexmem_neo.llm.lm import SchemaJSONAdapter, make_lm, quiet_litellm
 
-__all__ = ["SchemaJSONAdapter", "make_lm"]
+__all__ = ["SchemaJSONAdapter", "make_lm", "quiet_litellm"]

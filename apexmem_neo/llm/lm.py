@@ -52,6 +52,7 @@ def make_lm(
     """A ``dspy.LM`` for ``model`` (any LiteLLM id); temperature 0, cache off and at most
     ``DEFAULT_MAX_TOKENS`` generated tokens by default (a runaway generation on the local
     server's single slot would stall every other caller)."""
+    quiet_litellm()
     kwargs.setdefault("temperature", 0.0)
     kwargs.setdefault("max_tokens", DEFAULT_MAX_TOKENS)
     kwargs.setdefault("cache", False)
@@ -60,6 +61,22 @@ def make_lm(
     if api_key is not None:
         kwargs["api_key"] = api_key
     return dspy.LM(model, **kwargs)
+
+
+def quiet_litellm() -> None:
+    """Keep LiteLLM's banners off the console ("Give Feedback / Get Help", "Provider List",
+    printed on every failure unless ``suppress_debug_info``) and its logger to errors, through
+    its public settings. Called where an LM is built, not at import: a process that builds no
+    LM keeps LiteLLM as it was. The failure itself reaches the caller as an exception. A
+    level set on the logger, or ``LITELLM_LOG``, is left as it is."""
+    import logging
+
+    import litellm
+
+    litellm.suppress_debug_info = True
+    logger = logging.getLogger("LiteLLM")
+    if logger.level == logging.NOTSET and not os.environ.get("LITELLM_LOG"):
+        logger.setLevel(logging.ERROR)
 
 
 class SchemaJSONAdapter(dspy.JSONAdapter):  # type: ignore[misc]
