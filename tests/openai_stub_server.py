@@ -1,6 +1,8 @@
 """A real OpenAI-compatible HTTP server on 127.0.0.1 for tests, serving POST /v1/embeddings
 and, when given an upstream server, POST /v1/chat/completions (forwarded to that server with its
-own model name, so a "hosted" model answers with the local one's words).
+own model name, so a "hosted" model answers with the local one's words). Given ``chat_reply``
+instead, every chat completion answers that text; given ``chat_error`` (status, message), every
+chat request gets that OpenAI-style error. GET /v1/models lists no model (a server that is up).
 
 Vectors are deterministic: each text seeds a local numpy Random with its sha256, so the same
 text always gets the same vector. Every request's path, JSON body and Authorization header is
@@ -23,6 +25,7 @@ import numpy as np
 
 EMBEDDINGS_PATH = "/v1/embeddings"
 CHAT_PATH = "/v1/chat/completions"
+MODELS_PATH = "/v1/models"
 
 
 @dataclass(frozen=True)
@@ -42,11 +45,18 @@ class OpenAIStubServer:
     """Serves on a free port while used as a context manager; ``url`` is the API base."""
 
     def __init__(
-        self, dimensions: int = 16, chat_upstream: str | None = None, upstream_model: str = ""
+        self,
+        dimensions: int = 16,
+        chat_upstream: str | None = None,
+        upstream_model: str = "",
+        chat_reply: str | None = None,
+        chat_error: tuple[int, str] | None = None,
     ) -> None:
         self.dimensions = dimensions
         self.chat_upstream = chat_upstream
         self.upstream_model = upstream_model
+        self.chat_reply = chat_reply
+        self.chat_error = chat_error
         self.requests: list[RecordedRequest] = []
         self._lock = threading.Lock()
         self._httpd = ThreadingHTTPServer(("127.0.0.1", 0), _handler_for(self))
@@ -78,9 +88,12 @@ class OpenAIStubServer:
         return {"object": "list", "data": data, "model": body.get("model"), "usage": usage}
 
     def chat(self, body: dict[str, Any]) -> dict[str, Any]:
-        """The upstream server's answer to a chat request, asked under its own model name."""
+        """The upstream server's answer to a chat request, asked under its own model name
+        (or ``chat_reply``)."""
         import httpx
 
+        if self.chat_reply is not None:
+            return _completion(body, self.chat_reply)
         if self.chat_upstream is None:
             raise ValueError("this stub serves no chat completions (no upstream given)")
         forwarded = {**body, "model": self.upstream_model, "stream": False}
@@ -115,6 +128,10 @@ def _handler_for(stub: OpenAIStubServer) -> type[BaseHTTPRequestHandler]:
                 self._reply(400, _error(f"body is not JSON: {exc}"))
                 return
             stub.record(RecordedRequest(self.path, body, self.headers.get("Authorization")))
+            if self.path == CHAT_PATH and stub.chat_error is not None:
+                status, message = stub.chat_error
+                self._reply(status, _error(message))
+                return
             routes = {EMBEDDINGS_PATH: stub.embeddings, CHAT_PATH: stub.chat}
             if self.path not in routes:
                 self._reply(404, _error(f"no route {self.path}"))
@@ -123,6 +140,12 @@ def _handler_for(stub: OpenAIStubServer) -> type[BaseHTTPRequestHandler]:
                 self._reply(200, routes[self.path](body))
             except ValueError as exc:
                 self._reply(400, _error(str(exc)))
+
+        def do_GET(self) -> None:
+            if self.path == MODELS_PATH:
+                self._reply(200, {"object": "list", "data": []})
+            else:
+                self._reply(404, _error(f"no route {self.path}"))
 
         def _reply(self, status: int, payload: dict[str, Any]) -> None:
             raw = json.dumps(payload).encode()
@@ -136,6 +159,19 @@ def _handler_for(stub: OpenAIStubServer) -> type[BaseHTTPRequestHandler]:
             """Quiet: tests read ``stub.requests`` instead of the access log."""
 
     return Handler
+
+
+def _completion(body: dict[str, Any], text: str) -> dict[str, Any]:
+    """An OpenAI chat completion whose one choice says ``text``."""
+    message = {"role": "assistant", "content": text}
+    return {
+        "id": "chatcmpl-stub",
+        "object": "chat.completion",
+        "created": 0,
+        "model": body.get("model"),
+        "choices": [{"index": 0, "message": message, "finish_reason": "stop"}],
+        "usage": {"prompt_tokens": 1, "completion_tokens": 1, "total_tokens": 2},
+    }
 
 
 def _error(message: str) -> dict[str, Any]:

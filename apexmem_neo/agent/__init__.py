@@ -12,6 +12,7 @@ from apexmem_neo.agent.models import (
     EvidenceItem,
     Mode,
     TraceStep,
+    UnknownModeError,
 )
 from apexmem_neo.agent.timewords import resolve_time_words
 from apexmem_neo.agent.toolset import build_tools
@@ -27,6 +28,7 @@ __all__ = [
     "MemoryAgent",
     "Mode",
     "TraceStep",
+    "UnknownModeError",
     "build_tools",
     "prefetch",
     "quote_turns",

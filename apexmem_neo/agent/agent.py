@@ -34,11 +34,12 @@ from dspy.utils.callback import BaseCallback
 
 from apexmem_neo.agent.context import NOTHING, Prefetched, prefetch, quote_turns
 from apexmem_neo.agent.dated_answers import evidence_date
-from apexmem_neo.agent.models import AgentConfig, AgentResult, Mode, TraceStep
+from apexmem_neo.agent.models import AgentConfig, AgentResult, Mode, TraceStep, check_mode
 from apexmem_neo.agent.programs import load_answer_program
 from apexmem_neo.agent.query_loop import QueryLoop
 from apexmem_neo.agent.react_loop import LoopOutcome, ReactLoop, token_delta, token_total
 from apexmem_neo.agent.timewords import QuestionTime, hints_text, question_times
+from apexmem_neo.llm.failures import raise_if_fatal
 from apexmem_neo.llm.lm import SchemaJSONAdapter
 from apexmem_neo.ontology.types import TimeLike, normalize_time
 from apexmem_neo.store.protocol import GraphStore
@@ -100,7 +101,7 @@ class MemoryAgent:
         self, question: str, question_date: TimeLike | None = None, mode: Mode | None = None
     ) -> AgentResult:
         t0 = time.perf_counter()
-        chosen = mode or self.config.mode
+        chosen = check_mode(mode or self.config.mode)
         qdate = normalize_time(question_date) if question_date is not None else None
         inputs, found, hints = self._inputs(question, qdate, chosen)
         labels = found.labels
@@ -181,6 +182,7 @@ class MemoryAgent:
         try:
             pred = self.program(**inputs)
         except Exception as exc:  # unparseable reply: fall through to the loop (auto)
+            raise_if_fatal(exc)  # a dead or unauthorised model stops the question
             step.error = f"{type(exc).__name__}: {exc}"[:800]
             result.enough_context = False
             if final:

@@ -2,11 +2,14 @@
 
 from __future__ import annotations
 
-from typing import Any, Literal
+from typing import Any, Literal, cast, get_args
 
 from pydantic import BaseModel, Field
 
+from apexmem_neo.errors import ApexMemError
+
 Mode = Literal["fast", "react", "auto", "query"]
+MODES: tuple[str, ...] = get_args(Mode)
 ContextOrder = Literal["entities", "turns"]
 ContextStyle = Literal["transcript", "entities"]
 TOOL_NAMES: tuple[str, ...] = ("SchemaViewer", "EntityLookup", "GraphQuery", "Search")
@@ -22,6 +25,17 @@ ALL_TOOL_NAMES: tuple[str, ...] = TOOL_NAMES + OPTIONAL_TOOL_NAMES
 LOCAL_MAX_ITERS = 4
 HOSTED_MAX_ITERS = 12
 _LOCAL_HOSTS = ("127.0.0.1", "localhost", "0.0.0.0", "[::1]")
+
+
+class UnknownModeError(ApexMemError, ValueError):
+    """An answering mode that is not one of ``MODES``."""
+
+
+def check_mode(mode: object) -> Mode:
+    """``mode`` itself if it is one of ``MODES``, else ``UnknownModeError`` listing them."""
+    if mode not in MODES:
+        raise UnknownModeError(f"unknown mode {mode!r}: use one of {', '.join(MODES)}")
+    return cast(Mode, mode)
 
 
 def max_iters_for(api_base: str | None) -> int:

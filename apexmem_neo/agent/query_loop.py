@@ -35,6 +35,7 @@ from apexmem_neo.agent.signatures import (
     QUESTION_DATE_DESC,
 )
 from apexmem_neo.errors import ApexMemError
+from apexmem_neo.llm.failures import raise_if_fatal
 
 QUERY_TOOL: Final = "GraphQuery"
 NO_ATTEMPTS: Final = "none"
@@ -152,6 +153,7 @@ class QueryLoop:
         try:
             return call()
         except Exception as exc:  # a reply the adapter cannot parse: recorded, not raised
+            raise_if_fatal(exc)  # a dead or unauthorised model stops the question
             step.error = f"{type(exc).__name__}: {exc}"[:800]
             return None
         finally:

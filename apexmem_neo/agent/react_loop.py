@@ -3,7 +3,8 @@
 ``dspy.ReAct`` supplies the prompts (its ``react`` and ``extract`` predictors and the tool
 wrappers, ``finish`` included); this driver runs them with a tool-call budget, times each
 tool, records each step's token usage, and turns a parse error of the final extract step
-into an error in the result instead of an exception. ``AgentConfig.react_program`` names a
+into an error in the result instead of an exception (a model that cannot be used at all
+raises ``LanguageModelError``: ``apexmem_neo.llm.failures``). ``AgentConfig.react_program`` names a
 compiled ReAct program whose demonstrations its steps then carry.
 
 Each predictor call gets the trajectory rendered and, when the prompt overflows the context
@@ -26,6 +27,7 @@ import dspy
 from apexmem_neo.agent.models import AgentConfig, TraceStep
 from apexmem_neo.agent.programs import load_compiled
 from apexmem_neo.agent.signatures import AnswerWithTools
+from apexmem_neo.llm.failures import raise_if_fatal
 
 logger = logging.getLogger(__name__)
 
@@ -166,6 +168,7 @@ class ReactLoop:
         try:
             pred = self._call(self.react.react, trajectory, inputs)
         except Exception as exc:  # a reply the adapter cannot parse ends the loop
+            raise_if_fatal(exc)
             step.error = f"{type(exc).__name__}: {exc}"[:500]
             step.seconds = round(time.perf_counter() - t0, 3)
             return False
@@ -224,6 +227,7 @@ class ReactLoop:
             step.thought = str(getattr(pred, "reasoning", "") or "")
             step.output_chars = len(out.answer)
         except Exception as exc:  # report, never crash: the trace so far stays useful
+            raise_if_fatal(exc)  # ... unless the model itself cannot be used
             step.error = out.error = f"final extract failed: {type(exc).__name__}: {exc}"[:800]
         step.seconds = round(time.perf_counter() - t0, 3)
         step.tokens = token_delta(before, token_total(tracker))

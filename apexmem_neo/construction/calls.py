@@ -6,7 +6,9 @@ raises (an unparseable or invalid output, a server error) is retried up to ``max
 in all, the retries at a small positive temperature so that they can differ; DSPy's JSON
 adapter already repairs near-JSON (json_repair) and the output models coerce near-miss
 values, so what reaches a retry is genuinely malformed. The last failure is returned with
-the raw model output, never raised.
+the raw model output, never raised; only a model that cannot be used at all (unreachable,
+no or a refused key, unknown: ``apexmem_neo.llm.failures``) raises ``LanguageModelError`` at
+once, since every other call would fail the same way.
 """
 
 from __future__ import annotations
@@ -21,6 +23,7 @@ from typing import Any, Generic, TypeVar
 import dspy
 
 from apexmem_neo.llm import SchemaJSONAdapter
+from apexmem_neo.llm.failures import raise_if_fatal
 
 T = TypeVar("T")
 
@@ -152,6 +155,7 @@ class LLMRunner:
                 try:
                     value = call(config)
                 except Exception as exc:  # any bad output or server error: retry, then record
+                    raise_if_fatal(exc)  # not a model that cannot be used: stop the run
                     error, raw = f"{type(exc).__name__}: {exc}"[:2000], _raw_output(exc)
             elapsed = time.perf_counter() - started
             self.ledger.add(stage, value is not None, _tokens(tracker), elapsed)
