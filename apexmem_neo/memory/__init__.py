@@ -1,5 +1,7 @@
 """The public API: ``Memory`` (and ``AsyncMemory``) and what their methods return."""
 
+from apexmem_neo.agent.models import UnknownModeError
+from apexmem_neo.errors import LanguageModelError, LanguageModelUnreachableError
 from apexmem_neo.memory.aio import AsyncMemory
 from apexmem_neo.memory.build import StoreNotFoundError
 from apexmem_neo.memory.core import (
@@ -8,7 +10,7 @@ from apexmem_neo.memory.core import (
     NoSearchIndexError,
     UnknownEntityError,
 )
-from apexmem_neo.memory.forget import ForgetResult
+from apexmem_neo.memory.forget import ForgetResult, NothingToForgetError
 from apexmem_neo.memory.messages import InvalidInputError
 from apexmem_neo.memory.results import (
     AddedTurn,
@@ -25,11 +27,15 @@ __all__ = [
     "EntityHistory",
     "ForgetResult",
     "InvalidInputError",
+    "LanguageModelError",
+    "LanguageModelUnreachableError",
     "Memory",
     "MemoryStats",
     "NoLanguageModelError",
     "NoSearchIndexError",
+    "NothingToForgetError",
     "StoreNotFoundError",
     "StoredFact",
     "UnknownEntityError",
+    "UnknownModeError",
 ]

@@ -5,23 +5,42 @@ checkpoint drops the staged batches, raw LLM output, decisions and catalog entri
 from them; the search index drops their documents and the embedding cache the vectors of
 those documents' texts; entities that stay but lost facts are indexed again; last, the
 SQLite files are rewritten so no freed page keeps an erased byte.
+
+A target must name something stored: a session by the name it was given (``add(session=...)``,
+a JSONL turn's ``session``; LOCOMO's ``session_N``), an entity by its id or exact name, or a
+scope that holds anything. Otherwise ``NothingToForgetError`` names what the scope does hold,
+and nothing is erased or recorded.
 """
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+import re
+from typing import TYPE_CHECKING, Final
 
 from pydantic import BaseModel
 
-from apexmem_neo.memory.messages import session_number
+from apexmem_neo.errors import ApexMemError
+from apexmem_neo.memory.views import scoped_backend
 from apexmem_neo.ontology import GraphBatch, ids
 from apexmem_neo.store.erasure import Erasure, ErasureTarget
+from apexmem_neo.tools.backend import QueryLimits
 
 if TYPE_CHECKING:
     from apexmem_neo.memory.core import Memory
 
 SEARCHABLE_KINDS = ("turn", "event", "evidence", "entity", "property")
 """The erased id kinds that have search documents."""
+NUMBERED_SESSION: Final = re.compile(r"session_(\d{1,5})")
+"""LOCOMO's session names (``session_N`` is stored as seq N), and how a session without a
+name (numbered in file order) is named in messages."""
+MAX_NUMBERED: Final = 100_000
+LISTED_SESSIONS: Final = 10
+LOOKUP_LIMITS: Final = QueryLimits(max_rows=10_000, timeout_s=60, max_cell_chars=64)
+
+
+class NothingToForgetError(ApexMemError, LookupError):
+    """``forget`` named a session, an entity or a scope that holds nothing; the message
+    names what the scope holds instead."""
 
 
 class ForgetResult(BaseModel):
@@ -38,16 +57,87 @@ class ForgetResult(BaseModel):
 def erasure_target(
     memory: Memory, scope: str, session: str | None, entity: str | None
 ) -> ErasureTarget:
-    """The target ``forget`` names: a session by its name, an entity by name or id."""
+    """The target ``forget`` names: a session by its name, an entity by id or exact name
+    (never a search's guess), or the whole scope; ``NothingToForgetError`` when it names
+    nothing stored."""
     if session is not None and entity is not None:
         raise ValueError("forget a session or an entity, not both at once")
     if session is not None:
-        return ErasureTarget(
-            scope=scope, sessions=(ids.session_id(scope, session_number(session)),)
-        )
+        return ErasureTarget(scope=scope, sessions=_session_ids(memory, scope, session))
     if entity is not None:
-        return ErasureTarget(scope=scope, entities=(memory.entity(entity, scope=scope).entity_id,))
+        return ErasureTarget(scope=scope, entities=_entity_ids(memory, scope, entity))
+    if not _rows(memory, scope, "SELECT session_id FROM sessions LIMIT 1") and not _rows(
+        memory, scope, "SELECT entity_id FROM entities LIMIT 1"
+    ):
+        raise NothingToForgetError(f"scope {scope!r} holds nothing to forget")
     return ErasureTarget(scope=scope)
+
+
+def session_numbers(name: str) -> list[int]:
+    """The seqs a session called ``name`` may be stored under: the number of its name, and
+    N for ``session_N`` (LOCOMO's sessions, and sessions numbered in file order)."""
+    numbers = [ids.session_number(name)]
+    numbered = NUMBERED_SESSION.fullmatch(name)
+    if numbered is not None:
+        numbers.append(int(numbered.group(1)))
+    return numbers
+
+
+def _rows(memory: Memory, scope: str, sql: str) -> tuple[tuple[object, ...], ...]:
+    """``sql`` over ``scope``'s rows only, through its scoped query backend."""
+    return scoped_backend(memory.backend, scope).run(sql, "sql", {}, LOOKUP_LIMITS).rows
+
+
+def _session_ids(memory: Memory, scope: str, name: str) -> tuple[str, ...]:
+    """The stored sessions of ``scope`` that ``name`` names; NothingToForgetError (naming the
+    sessions there are) when none is."""
+    stored = {
+        str(r[0]): int(str(r[1]))
+        for r in _rows(memory, scope, "SELECT session_id, seq FROM sessions")
+    }
+    wanted = {ids.session_id(scope, n) for n in session_numbers(name)}
+    found = tuple(sorted(wanted & stored.keys()))
+    if found:
+        return found
+    raise NothingToForgetError(
+        f"no session {name!r} in scope {scope!r}; {_session_list(memory, scope, stored)}. "
+        "Name a session as it was given: add(session=...), the JSONL 'session' value or "
+        "LOCOMO's session_N"
+    )
+
+
+def _session_list(memory: Memory, scope: str, stored: dict[str, int]) -> str:
+    """The scope's sessions for a message: by name where the name is known (``default``,
+    ``session_N``), else by their turns' first date."""
+    if not stored:
+        return "it holds no session"
+    sql = "SELECT session_id, MIN(anchor_datetime), COUNT(*) FROM turns GROUP BY session_id"
+    turns = {str(r[0]): (str(r[1])[:10], int(str(r[2]))) for r in _rows(memory, scope, sql)}
+    default = ids.session_number("default")
+    described = []
+    for session_id, seq in sorted(stored.items(), key=lambda item: turns.get(item[0], ("", 0))):
+        first, count = turns.get(session_id, ("", 0))
+        name = "'default'" if seq == default else f"'session_{seq}'" if seq < MAX_NUMBERED else ""
+        when = f"{count} turns from {first}" if count else "no turns"
+        described.append(f"{name} ({when})" if name else f"one named at ingest ({when})")
+    more = len(described) - LISTED_SESSIONS
+    listed = ", ".join(described[:LISTED_SESSIONS]) + (f" and {more} more" if more > 0 else "")
+    return f"its sessions: {listed}"
+
+
+def _entity_ids(memory: Memory, scope: str, entity: str) -> tuple[str, ...]:
+    """The entity with id ``entity``, else every entity named exactly ``entity`` (any type),
+    in ``scope``; NothingToForgetError when there is none."""
+    by_id = memory.store.get_entity(entity, scope=scope)
+    if by_id is not None:
+        return (by_id.entity_id,)
+    named = memory.store.find_entities(entity, scope=scope)
+    if named:
+        return tuple(e.entity_id for e in named)
+    raise NothingToForgetError(
+        f"no entity named {entity!r} in scope {scope!r} (forget takes an entity id or its "
+        "exact name; `apexmem entity NAME` shows the closest one)"
+    )
 
 
 def forget(memory: Memory, target: ErasureTarget) -> ForgetResult:

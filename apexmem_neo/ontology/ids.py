@@ -71,6 +71,12 @@ def session_id(conversation_id: str, seq: int) -> str:
     return content_id("session", conversation_id, seq)
 
 
+def session_number(name: str) -> int:
+    """The ``seq`` a session named ``name`` is stored under (``add(session=...)``, a JSONL
+    turn's ``session``): a stable number from the name, so the name finds it again."""
+    return int(hashlib.sha256(name.encode("utf-8")).hexdigest()[:7], 16)
+
+
 def turn_id(session: str, seq: int, speaker: str, text: str) -> str:
     return content_id("turn", session, seq, normalize_text(speaker), normalize_text(text))
 
