@@ -13,6 +13,7 @@ import typer
 
 from apexmem_neo import __version__
 from apexmem_neo.cli.ask import ask
+from apexmem_neo.cli.common import ApexMemGroup
 from apexmem_neo.cli.config import config
 from apexmem_neo.cli.demo import demo
 from apexmem_neo.cli.doctor import doctor
@@ -31,6 +32,7 @@ app = typer.Typer(
     help="Append-only temporal memory for LLM agents (APEX-MEM on Neo4j and SQLite).",
     no_args_is_help=True,
     pretty_exceptions_enable=False,
+    cls=ApexMemGroup,
 )
 
 

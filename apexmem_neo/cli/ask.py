@@ -11,6 +11,7 @@ from rich.markup import escape
 from rich.table import Table
 
 from apexmem_neo.agent import ALL_TOOL_NAMES, TOOL_NAMES, AgentConfig
+from apexmem_neo.agent.agent import is_non_answer
 from apexmem_neo.agent.models import AgentResult, Mode, TraceStep
 from apexmem_neo.cli.common import (
     DEFAULT_SCOPE,
@@ -141,9 +142,10 @@ def ask(
         if "Search" in config.tools:
             warn_if_unindexed(memory, store, db, index_name)
         result = memory.ask(question, scope=scope, at=date, config=config, language=lang)
-    if as_json:
+    failed = bool(result.error) and is_non_answer(result.answer)
+    if as_json and not failed:
         print_json(result.model_dump(mode="json"))
-    else:
+    elif not as_json:
         print_result(result)
         if show_trace:
             print_trace(result)
@@ -152,3 +154,5 @@ def ask(
         trace.write_text(json.dumps(result.model_dump(), indent=2), encoding="utf-8")
         if not as_json:
             console.print(f"trace written to {trace}", highlight=False, markup=False)
+    if failed:
+        fail(f"no answer: {result.error}", kind="AnswerError")

@@ -1,11 +1,18 @@
 """Helpers shared by CLI command groups: the console, the options every command takes, the
-one place the settings are read and a ``Memory`` opened, and error exits."""
+one place the settings are read and a ``Memory`` opened, and error exits.
+
+Errors leave by one path, ``fail``: a one-line ``error:`` on stderr and exit 1, or, when the
+command was given ``--json``, one JSON object ``{"error": {"type": ..., "message": ...}}`` on
+stdout (and still exit 1). ``--json`` options record themselves for it (``remember_json``),
+and ``ApexMemGroup``, the root command's class, sends every typed error a command lets
+through to ``fail``."""
 
 from __future__ import annotations
 
 import json
 from collections.abc import Iterator
 from contextlib import contextmanager
+from contextvars import ContextVar
 from pathlib import Path
 from typing import TYPE_CHECKING, Annotated, Any, Literal, NoReturn
 
@@ -13,6 +20,7 @@ import typer
 from pydantic import ValidationError
 from rich.console import Console
 from rich.markup import escape
+from typer.core import TyperGroup
 
 from apexmem_neo.construction.loaders import LoaderError
 from apexmem_neo.errors import ApexMemError
@@ -45,8 +53,23 @@ IndexNameOpt = Annotated[
 ScopeOpt = Annotated[
     str, typer.Option("--scope", help="Whose memory: a user or agent id (default: default).")
 ]
-JsonOpt = Annotated[bool, typer.Option("--json", help="Print one JSON document instead.")]
+_JSON_MODE: ContextVar[bool] = ContextVar("apexmem_cli_json", default=False)
+"""Whether the running command was given ``--json`` (its errors print as JSON too)."""
 DEFAULT_SCOPE = "default"
+USER_ERRORS = (ApexMemError, LoaderError, ValidationError)
+"""What a user can act on: printed as one line (or a JSON error object), never a traceback."""
+
+
+def remember_json(value: bool) -> bool:
+    """The ``--json`` options' callback: errors of this command print as JSON too."""
+    _JSON_MODE.set(value)
+    return value
+
+
+JsonOpt = Annotated[
+    bool,
+    typer.Option("--json", help="Print one JSON document instead.", callback=remember_json),
+]
 
 console = Console()
 err_console = Console(stderr=True)
@@ -58,11 +81,36 @@ def load_settings() -> Settings:
         return Settings()
 
 
-def fail(message: str, code: int = 1) -> NoReturn:
-    """Print a one-line error in red and exit non-zero; the message is printed as it is
-    (rich markup such as ``[bold]`` in it is escaped, not interpreted)."""
-    err_console.print(f"[bold red]error:[/] {escape(message)}", highlight=False, soft_wrap=True)
+def fail(message: str, code: int = 1, kind: str = "UsageError") -> NoReturn:
+    """Exit ``code`` with a one-line error: in red on stderr, or under ``--json`` as
+    ``{"error": {"type": kind, "message": message}}`` on stdout. The message is printed as it
+    is (rich markup such as ``[bold]`` in it is escaped, not interpreted)."""
+    line = " ".join(message.split())
+    if _JSON_MODE.get():
+        typer.echo(json.dumps({"error": {"type": kind, "message": line}}, ensure_ascii=False))
+    else:
+        err_console.print(f"[bold red]error:[/] {escape(line)}", highlight=False, soft_wrap=True)
     raise typer.Exit(code)
+
+
+def fail_with(exc: BaseException) -> NoReturn:
+    """``fail`` with the error's one line, typed by its class name."""
+    fail(one_line(exc), kind=type(exc).__name__)
+
+
+class ApexMemGroup(TyperGroup):
+    """The root command: a typed error (``USER_ERRORS``) that a command lets through exits
+    by ``fail``, the same way for every command. Each invocation starts without ``--json``
+    (one process may run several, as tests do)."""
+
+    def invoke(self, ctx: Any) -> Any:
+        token = _JSON_MODE.set(False)
+        try:
+            return super().invoke(ctx)
+        except USER_ERRORS as exc:
+            fail_with(exc)
+        finally:
+            _JSON_MODE.reset(token)
 
 
 def warn(message: str) -> None:
@@ -85,11 +133,12 @@ def one_line(exc: BaseException) -> str:
 
 @contextmanager
 def user_errors() -> Iterator[None]:
-    """Errors from bad input, settings or a service become one ``error:`` line and exit 1."""
+    """Errors from bad input, settings or a service become one ``error:`` line (or a JSON
+    error object) and exit 1."""
     try:
         yield
-    except (ApexMemError, LoaderError, ValidationError) as exc:
-        fail(one_line(exc))
+    except USER_ERRORS as exc:
+        fail_with(exc)
 
 
 @contextmanager

@@ -9,7 +9,7 @@ from typing import Annotated
 import typer
 from rich.table import Table
 
-from apexmem_neo.cli.common import console, fail, load_settings
+from apexmem_neo.cli.common import console, fail, load_settings, remember_json
 from apexmem_neo.errors import ServiceError
 from apexmem_neo.services.base import ServiceState
 from apexmem_neo.services.registry import SERVICE_NAMES, build_service
@@ -72,7 +72,9 @@ def down(names: NamesArg = None, started_file: StartedFile = None) -> None:
 @services_app.command("status")
 def status(
     names: NamesArg = None,
-    as_json: Annotated[bool, typer.Option("--json", help="Machine-readable output.")] = False,
+    as_json: Annotated[
+        bool, typer.Option("--json", help="Machine-readable output.", callback=remember_json)
+    ] = False,
 ) -> None:
     """Show each service's state, address and PID; exit 1 if any port is blocked."""
     settings = load_settings()
