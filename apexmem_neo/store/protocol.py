@@ -14,6 +14,13 @@ Writing
     facts for one (entity, property) coexist. Rows without ``recorded_at`` (and a batch
     without one) are stamped with the store's clock at write time.
 
+Turn numbers
+    ``reserve_turn_seqs(session_id, count)`` reserves ``count`` consecutive turn numbers of a
+    session and returns the first: one past both the last number reserved and the last turn
+    stored, in one write transaction, so writers in several threads, Memory objects or
+    processes never give two turns of a session the same ``seq``. A reservation whose turns
+    are never written leaves a gap; erasing a session drops its counter.
+
 Time
     Times are strings ``YYYY-MM-DDTHH:MM:SS`` in UTC at second resolution (a date means
     midnight; see ``normalize_time``), so string order is time order in SQL and Cypher.
@@ -173,6 +180,8 @@ class GraphStore(Protocol):
     def close(self) -> None: ...
 
     def write(self, batch: GraphBatch) -> None: ...
+
+    def reserve_turn_seqs(self, session_id: str, count: int) -> int: ...
 
     def counts(self) -> StoreCounts: ...
 

@@ -7,6 +7,7 @@ property-based tests check the real backends against it on random timelines.
 
 from __future__ import annotations
 
+import threading
 from collections.abc import Collection
 
 from apexmem_neo.ontology import Entity, EntityType, Event, GraphBatch
@@ -64,6 +65,8 @@ class InMemoryGraphStore:
     def __init__(self, clock: Clock | None = None) -> None:
         self._clock = clock or utc_now
         self._tables: dict[str, dict[tuple[str, ...], columns.Row]] | None = None
+        self._next_seq: dict[str, int] = {}
+        self._seq_lock = threading.Lock()
 
     def init_schema(self) -> None:
         if self._tables is None:
@@ -88,6 +91,18 @@ class InMemoryGraphStore:
             for row in new_rows:
                 tables[table].setdefault(tuple(row[c] for c in key_columns), row)
 
+    def reserve_turn_seqs(self, session_id: str, count: int) -> int:
+        """One past both the session's last reservation and its last stored turn."""
+        if count < 1:
+            raise ValueError(f"count must be positive, got {count}")
+        with self._seq_lock:
+            seqs = [
+                r["seq"] for r in self.tables["turns"].values() if r["session_id"] == session_id
+            ]
+            first = max(self._next_seq.get(session_id, 0), max(seqs, default=-1) + 1)
+            self._next_seq[session_id] = first + count
+        return first
+
     def _existing(self, kind: str, wanted: Collection[str], scope: str) -> set[str]:
         table = self.tables[KIND_TABLES[kind]]
         return {i for i in wanted if (i,) in table and table[(i,)]["scope"] == scope}
@@ -111,6 +126,8 @@ class InMemoryGraphStore:
         erasure.touched_entities = sorted(touched - x["entity"])
         erasure.erased_ids = {kind: sorted(ids) for kind, ids in x.items()}
         erasure.counts = self._delete(x)
+        for session_id in x["session"]:
+            self._next_seq.pop(session_id, None)
         return erasure
 
     def compact(self) -> None:

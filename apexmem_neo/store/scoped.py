@@ -29,6 +29,9 @@ class ScopedStore:
     def write(self, batch: GraphBatch) -> None:
         raise PermissionError("a ScopedStore is read-only; write through Memory.add")
 
+    def reserve_turn_seqs(self, session_id: str, count: int) -> int:
+        raise PermissionError("a ScopedStore is read-only; write through Memory.add")
+
     def erase(self, target: ErasureTarget) -> Erasure:
         raise PermissionError("a ScopedStore is read-only; erase through Memory.forget")
 

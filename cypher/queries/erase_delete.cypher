@@ -18,5 +18,7 @@ CALL () { UNWIND $ids.entity AS id MATCH (n:Entity {entity_id: id}) WHERE n.scop
   DETACH DELETE n RETURN count(*) AS entities }
 CALL () { UNWIND $ids.property AS id MATCH (n:Property {property_id: id}) WHERE n.scope = $scope
   DETACH DELETE n RETURN count(*) AS properties }
+// the erased sessions' turn counters (numbers only): a session added again starts at 0
+CALL () { UNWIND $ids.session AS id MATCH (n:TurnSeq {session_id: id}) DELETE n }
 RETURN facts, by_event + by_entity AS event_participants, events, evidence, turns, sessions,
   entities, properties

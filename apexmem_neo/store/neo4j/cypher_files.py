@@ -22,7 +22,7 @@ from typing import Final
 from apexmem_neo.store.protocol import StoreError
 
 LABELS: Final[frozenset[str]] = frozenset(
-    {"Session", "Turn", "Entity", "Property", "Evidence", "Event", "Fact", "Erasure"}
+    {"Session", "Turn", "Entity", "Property", "Evidence", "Event", "Fact", "Erasure", "TurnSeq"}
 )
 RELATIONSHIP_TYPES: Final[frozenset[str]] = frozenset(
     {

@@ -321,6 +321,32 @@ class Neo4jGraphStore:
             except neo4j_errors.Neo4jError as exc:
                 raise StoreError(f"Neo4jGraphStore.write rolled back: {exc.message}") from exc
 
+    def reserve_turn_seqs(self, session_id: str, count: int) -> int:
+        """The first of ``count`` turn numbers of the session, reserved on its counter node
+        in one write transaction (``reserve_turn_seqs.cypher`` locks the node before it reads
+        it), so concurrent writers get distinct numbers. Notifications are off: on a new
+        database the counter's property keys are not known yet and Neo4j would warn."""
+        self._require_ready()
+        if count < 1:
+            raise ValueError(f"count must be positive, got {count}")
+
+        def reserve(tx: ManagedTransaction) -> int:
+            (record,) = self._run_write(tx, "reserve_turn_seqs", session_id=session_id, count=count)
+            return int(record["first"])
+
+        with (
+            self._connection("reserve_turn_seqs"),
+            self.driver.session(
+                database=self.database, notifications_min_severity="OFF"
+            ) as session,
+        ):
+            try:
+                return session.execute_write(reserve)
+            except neo4j_errors.Neo4jError as exc:
+                raise StoreError(
+                    f"Neo4jGraphStore.reserve_turn_seqs failed: {exc.message}"
+                ) from exc
+
     def _write_tx(
         self,
         tx: ManagedTransaction,

@@ -137,6 +137,8 @@ def _delete(conn: sqlite3.Connection) -> dict[str, int]:
         # table, key and the TEMP table come from the fixed DELETES list
         cursor = conn.execute(f"DELETE FROM {table} WHERE {key} IN (SELECT id FROM {ids})")
         counts[table] = counts.get(table, 0) + cursor.rowcount
+    # the erased sessions' turn counters (numbers only): a session added again starts at 0
+    conn.execute("DELETE FROM turn_seqs WHERE session_id IN (SELECT id FROM x_session)")
     conn.execute(NO_DELETE_TRIGGER)
     return counts
 

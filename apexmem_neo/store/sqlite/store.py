@@ -159,6 +159,27 @@ class SQLiteGraphStore:
             raise
         conn.execute("COMMIT")
 
+    def reserve_turn_seqs(self, session_id: str, count: int) -> int:
+        """The first of ``count`` turn numbers of the session, reserved in one ``BEGIN
+        IMMEDIATE`` transaction (SQLite's write lock), so another connection or process that
+        reserves at the same time waits and gets the numbers after these."""
+        if count < 1:
+            raise ValueError(f"count must be positive, got {count}")
+        conn = self.connection
+        conn.execute("BEGIN IMMEDIATE")
+        try:
+            first = _next_seq(conn, session_id)
+            conn.execute(
+                "INSERT INTO turn_seqs (session_id, next_seq) VALUES (?, ?) "
+                "ON CONFLICT (session_id) DO UPDATE SET next_seq = excluded.next_seq",
+                (session_id, first + count),
+            )
+        except BaseException:
+            conn.execute("ROLLBACK")
+            raise
+        conn.execute("COMMIT")
+        return first
+
     def _existing_in(self, scope: str) -> Callable[[str, Collection[str]], set[str]]:
         """The stored ids of a kind within ``scope``: a batch cannot point into another."""
 
@@ -265,6 +286,18 @@ class SQLiteGraphStore:
 
     def _many(self, query: str, **params: Any) -> list[FactRecord]:
         return [columns.fact_from_row(r) for r in self.connection.execute(QUERIES[query], params)]
+
+
+def _next_seq(conn: sqlite3.Connection, session_id: str) -> int:
+    """One past both the session's counter and its last stored turn (turns written by an
+    ingest, an import or before counters existed take numbers without reserving them)."""
+    row = conn.execute(
+        "SELECT next_seq FROM turn_seqs WHERE session_id = ?", (session_id,)
+    ).fetchone()
+    (last,) = conn.execute(
+        "SELECT MAX(seq) FROM turns WHERE session_id = ?", (session_id,)
+    ).fetchone()
+    return max(row[0] if row is not None else 0, 0 if last is None else int(last) + 1)
 
 
 def _connect(path: str) -> sqlite3.Connection:

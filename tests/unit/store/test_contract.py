@@ -534,3 +534,16 @@ def test_another_scope_cannot_erase_what_it_does_not_own(store: GraphStore) -> N
     erased = store.erase(ErasureTarget(scope="alice", entities=(bob_mom.entity_id,)))
     assert erased.erased_ids["entity"] == []
     assert values(store.history(bob_mom.entity_id, "lives_in")) == ["Oslo"]
+
+
+def test_turn_numbers_are_reserved_after_the_last_stored_and_reserved(store: GraphStore) -> None:
+    store.write(scoped_batch("alice", "Lisbon"))
+    (session,) = scoped_batch("alice", "Lisbon").sessions
+    last = max(t.seq for t in scoped_batch("alice", "Lisbon").turns)
+    assert store.reserve_turn_seqs(session.session_id, 3) == last + 1
+    assert store.reserve_turn_seqs(session.session_id, 1) == last + 4
+    assert store.reserve_turn_seqs(session.session_id + "-new", 2) == 0
+    with pytest.raises(ValueError, match="positive"):
+        store.reserve_turn_seqs(session.session_id, 0)
+    store.erase(ErasureTarget(scope="alice", sessions=(session.session_id,)))
+    assert store.reserve_turn_seqs(session.session_id, 1) == 0  # its counter went with it
