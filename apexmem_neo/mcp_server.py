@@ -29,7 +29,7 @@ from pydantic import BaseModel, Field
 from apexmem_neo.agent.models import ALL_TOOL_NAMES, AgentResult, Mode, TraceStep
 from apexmem_neo.agent.toolset import build_tools
 from apexmem_neo.errors import ApexMemError
-from apexmem_neo.memory.messages import DEFAULT_SESSION, check_scope, to_turns
+from apexmem_neo.memory.messages import DEFAULT_SESSION, check_scope, read_messages
 from apexmem_neo.memory.results import AddResult
 from apexmem_neo.search import SearchResults
 from apexmem_neo.tools.backend import Language
@@ -432,7 +432,7 @@ def _add_ingest(
     ) -> str:
         if extract and memory.lm is None:
             raise ToolError(NO_LM.format(what="pass extract=false to store the turns as they are"))
-        job = jobs.submit(scope, _batches(turns, session, scope), extract)
+        job = jobs.submit(scope, _batches(turns, session, scope, memory.max_turn_chars), extract)
         return (
             f"# Ingest job `{job.job_id}`: queued\n\n{job.turns} turn(s) for scope `{scope}`"
             f"{' with extraction' if extract else ', stored without extraction'}. "
@@ -453,9 +453,12 @@ def _add_ingest(
     _add(server, ingest_status, "IngestStatus", STATUS_DOC, read=True)
 
 
-def _batches(turns: Sequence[IngestTurn], session: str | None, scope: str) -> list[Batch]:
+def _batches(
+    turns: Sequence[IngestTurn], session: str | None, scope: str, max_chars: int
+) -> list[Batch]:
     """The turns as chat messages grouped by session (consecutive turns of one session form
-    one batch), checked now so a malformed turn fails the call, not the job."""
+    one batch), checked now (texts, anchors, at most ``max_chars`` characters each) so a
+    malformed turn fails the call, not the job."""
     check_scope(scope)
     if not turns:
         raise ToolError("no turns to ingest: give at least one {speaker, text, anchor}")
@@ -469,7 +472,7 @@ def _batches(turns: Sequence[IngestTurn], session: str | None, scope: str) -> li
         else:
             batches.append((name, [message]))
     for name, messages in batches:
-        to_turns(messages, scope, name or DEFAULT_SESSION, 0, 0)  # raises on a bad anchor
+        read_messages(messages, None, max_chars, name or DEFAULT_SESSION)
     return batches
 
 

@@ -13,6 +13,12 @@ LOCAL_LM = "openai/qwen2.5-coder-1.5b-instruct"
 """The default model: Qwen2.5-Coder-1.5B served by the local llama-server."""
 LOCAL_LM_API_BASE = "http://127.0.0.1:8080/v1"
 DEFAULT_INDEX_NAME = "apexmem"
+MAX_TURN_CHARS = 100_000
+"""The longest turn text a memory stores by default (APEXMEM_MAX_TURN_CHARS)."""
+MAX_TURN_CHARS_LIMIT = 250_000
+"""The most the turn length limit may be: a turn that long is at most 1,000,000 bytes in
+UTF-8, the largest value a query reads back (the SQLite query backend's value cap), so the
+index rebuild, export and GraphQuery read every stored turn."""
 
 
 def default_home() -> Path:
@@ -60,6 +66,10 @@ class Settings(BaseSettings):
     embed_api_base: str | None = Field(default=None, alias="APEXMEM_EMBED_API_BASE")
     embed_cache_path: Path | None = Field(default=None, alias="APEXMEM_EMBED_CACHE")
     models_dir: Path = Field(default_factory=default_models_dir, alias="APEXMEM_MODELS_DIR")
+    max_turn_chars: int = Field(
+        default=MAX_TURN_CHARS, ge=1, le=MAX_TURN_CHARS_LIMIT, alias="APEXMEM_MAX_TURN_CHARS"
+    )
+    """The longest turn text stored; a longer turn is refused before anything is written."""
 
     @property
     def cache_dir(self) -> Path:

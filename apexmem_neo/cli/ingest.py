@@ -24,13 +24,14 @@ from apexmem_neo.cli.common import (
     load_settings,
     user_errors,
     using_memory,
+    warn,
 )
 from apexmem_neo.cli.progress import index_feed, progress_bar
 from apexmem_neo.construction.loaders import InputFormat, load_turns
 from apexmem_neo.construction.pipeline import PipelineConfig, RunStats, TurnReport
 from apexmem_neo.memory import AddResult, Memory
 from apexmem_neo.memory.core import TurnCallback
-from apexmem_neo.memory.messages import check_scope
+from apexmem_neo.memory.messages import scope_turns
 
 
 @dataclass(frozen=True)
@@ -153,13 +154,14 @@ def ingest(
     ] = True,
 ) -> None:
     """Ingest conversations into the memory (incremental and resumable)."""
-    with user_errors():  # a bad file or scope fails before any store is created
-        turns = load_turns(path, fmt, conversation, sessions)[:limit]
-        if scope is not None:
-            check_scope(scope)
+    with user_errors():  # a bad file, scope or turn fails before any store is created
+        loaded = load_turns(path, fmt, conversation, sessions)[:limit]
+        turns, renamed = scope_turns(loaded, scope, path, load_settings().max_turn_chars)
         config = PipelineConfig(
             concurrency=concurrency, max_attempts=max_attempts, retry_failed=retry_failed
         )
+    for name, derived in renamed.items():
+        warn(f"conversation {name!r} is stored as scope {derived!r} (not a valid scope name)")
     opts = IngestOptions(
         fmt=fmt, scope=scope, conversations=conversation, sessions=sessions, limit=limit,
         extract=extract, index=search_index, config=config,

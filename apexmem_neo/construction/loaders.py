@@ -19,13 +19,15 @@ are numbered in order of first appearance, turns in file order within their sess
 document stream uses ``"speaker": "World"`` with one document (or passage) per line.
 
 Every bad input (a missing or binary file, malformed JSON, a wrong shape, a file without
-turns) raises ``LoaderError`` with a one-line message naming the file and what is wrong.
+turns, an empty ``conversation``, text with a NUL character or a lone surrogate) raises
+``LoaderError`` with a one-line message naming the file and what is wrong.
 """
 
 from __future__ import annotations
 
 import io
 import json
+import re
 from collections.abc import Iterable
 from datetime import datetime
 from pathlib import Path
@@ -33,6 +35,7 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict
 
+from apexmem_neo.errors import ApexMemError
 from apexmem_neo.ontology import Session, Turn
 from apexmem_neo.ontology.ids import session_id
 from apexmem_neo.ontology.types import IsoTime, normalize_time
@@ -41,6 +44,9 @@ InputFormat = Literal["auto", "locomo", "jsonl"]
 LOCOMO_TIME = "%I:%M %p on %d %B, %Y"
 LOCOMO_TIME_EXAMPLE = "1:56 pm on 8 May, 2023"
 JSONL_REQUIRED = ("speaker", "text", "timestamp")
+TEXT_KEYS = ("speaker", "listener", "text", "session", "conversation", "id", "blip_caption")
+"""The keys of a turn whose string values are stored (or key the checkpoint)."""
+_SURROGATE = re.compile("[\ud800-\udfff]")
 # How a JSON value is named in messages ("the top level is a number").
 JSON_KINDS: tuple[tuple[type | tuple[type, ...], str], ...] = (
     (type(None), "null"),
@@ -52,8 +58,20 @@ JSON_KINDS: tuple[tuple[type | tuple[type, ...], str], ...] = (
 )
 
 
-class LoaderError(ValueError):
+class LoaderError(ApexMemError, ValueError):
     """An input file is not in the format it claims (the message names file and place)."""
+
+
+def text_problem(value: str) -> str | None:
+    """Why ``value`` cannot be stored as text, or None. A NUL character ends a string in C
+    and in SQLite's text functions; a lone surrogate (an escaped ``\\ud800`` in JSON) is not
+    Unicode, so UTF-8 cannot encode it and every later step would fail on it."""
+    if "\x00" in value:
+        return "contains a NUL character (\\u0000)"
+    found = _SURROGATE.search(value)
+    if found is not None:
+        return f"contains a lone surrogate (\\u{ord(found.group()):04x}), which is not Unicode"
+    return None
 
 
 class TurnInput(BaseModel):
@@ -160,7 +178,24 @@ def _check_turn(record: object, where: str, required: tuple[str, ...]) -> dict[s
         raise LoaderError(f"{where}: 'speaker' is empty")
     if not isinstance(text, str):
         raise LoaderError(f"{where}: 'text' must be a string, not {_kind(text)}")
+    for key in TEXT_KEYS:
+        value = record.get(key)
+        problem = text_problem(value) if isinstance(value, str) else None
+        if problem is not None:
+            raise LoaderError(f"{where}: {key!r} {problem}")
+    if isinstance(record.get("conversation"), str) and not record["conversation"].strip():
+        raise LoaderError(
+            f"{where}: 'conversation' is empty: name it, or leave the key out to use the "
+            "file name"
+        )
     return record
+
+
+def _check_name(value: str, what: str, where: str) -> None:
+    """LoaderError unless ``value`` (a name) is non-empty, storable text."""
+    problem = text_problem(value) if value.strip() else "is empty"
+    if problem is not None:
+        raise LoaderError(f"{where}: {what} {problem}")
 
 
 def parse_locomo_time(value: str) -> str:
@@ -246,12 +281,16 @@ def locomo_turns(
         raise LoaderError(f"a LOCOMO conversation must be a JSON object, not {_kind(sample)}")
     conv_id = str(sample.get("sample_id", "conversation"))
     where = f"conversation {conv_id!r}"
+    _check_name(conv_id, "'sample_id'", where)
     if "conversation" not in sample:
         raise LoaderError(f"{where}: no 'conversation' key")
     conversation = sample["conversation"]
     if not isinstance(conversation, dict):
         raise LoaderError(f"{where}: 'conversation' must be an object, not {_kind(conversation)}")
     speakers = (conversation.get("speaker_a"), conversation.get("speaker_b"))
+    for key, speaker in zip(("'speaker_a'", "'speaker_b'"), speakers, strict=True):
+        if isinstance(speaker, str):
+            _check_name(speaker, key, where)
     turns: list[TurnInput] = []
     for number in _session_numbers(conversation, where)[:max_sessions]:
         turns.extend(_session_turns(conversation, number, conv_id, speakers))

@@ -24,6 +24,7 @@ from apexmem_neo.settings import (
     DEFAULT_INDEX_NAME,
     LOCAL_LM,
     LOCAL_LM_API_BASE,
+    MAX_TURN_CHARS,
     Settings,
     default_home,
     default_models_dir,
@@ -60,10 +61,12 @@ def open_sqlite(
     embed_api_base: str | None = None,
     models_dir: str | Path | None = None,
     embed_cache: str | Path | None = None,
+    max_turn_chars: int = MAX_TURN_CHARS,
 ) -> Memory:
     """A memory in the SQLite file ``path`` (default ``HOME/data/apexmem.sqlite``, HOME being
     ``~/.apexmem``). ``create`` False makes a missing file an error instead of a new memory.
-    ``search``: "embedded" (a file beside the store), "elasticsearch" or None (no search)."""
+    ``search``: "embedded" (a file beside the store), "elasticsearch" or None (no search).
+    ``max_turn_chars``: the longest turn text stored (a longer turn is refused)."""
     from apexmem_neo.store.sqlite import SQLiteGraphStore
     from apexmem_neo.tools import SQLiteQueryBackend
 
@@ -88,7 +91,7 @@ def open_sqlite(
     )  # fmt: skip
     return parts.memory(
         cls, store, SQLiteQueryBackend(file), checkpoint, index, str(file), where, closers,
-        agent_config, answer_program,
+        agent_config, answer_program, max_turn_chars,
     )  # fmt: skip
 
 
@@ -113,10 +116,12 @@ def open_neo4j(
     embed_api_base: str | None = None,
     models_dir: str | Path | None = None,
     embed_cache: str | Path | None = None,
+    max_turn_chars: int = MAX_TURN_CHARS,
 ) -> Memory:
     """A memory in Neo4j: a URI (``bolt://``, ``neo4j://``, ``neo4j+s://``...) with ``auth``
     (user, password), or a ``neo4j.Driver`` (left open on close: the caller owns it).
-    The construction checkpoint lives in a SQLite file (default under HOME/checkpoints)."""
+    The construction checkpoint lives in a SQLite file (default under HOME/checkpoints).
+    ``max_turn_chars`` as for ``open_sqlite``."""
     from apexmem_neo.search.backends.neo4j_native import Neo4jNativeIndex
     from apexmem_neo.store.neo4j import Neo4jGraphStore
     from apexmem_neo.store.neo4j.server_settings import warn_about_settings
@@ -151,7 +156,7 @@ def open_neo4j(
         closers += more
     return parts.memory(
         cls, store, Neo4jQueryBackend(driver, database), marks, index, location, where,
-        closers, agent_config, answer_program,
+        closers, agent_config, answer_program, max_turn_chars,
     )  # fmt: skip
 
 
@@ -188,6 +193,7 @@ def open_from_settings(
         "elasticsearch_options": s.elasticsearch_options(),
         "agent_config": agent_config,
         "answer_program": s.answer_program,
+        "max_turn_chars": s.max_turn_chars,
     }
     if chosen == "sqlite":
         path = Path(db) if db is not None else s.sqlite_path
@@ -264,12 +270,13 @@ class _Parts:
         closers: list[Callable[[], None]],
         agent_config: AgentConfig | None,
         answer_program: str | Path | None = None,
+        max_turn_chars: int = MAX_TURN_CHARS,
     ) -> Memory:
         config = agent_config or default_agent_config(self.lm, answer_program)
         return cls(
             store, backend, checkpoint, search=search, lm=self.lm, agent_config=config,
             location=location, search_location=where, lm_check=self.lm_check,
-            on_close=[*self.closers, *closers],
+            on_close=[*self.closers, *closers], max_turn_chars=max_turn_chars,
         )  # fmt: skip
 
 

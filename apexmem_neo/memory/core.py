@@ -11,8 +11,13 @@ Every call names the ``scope`` (the user or agent) it is about, and a scope is a
 are two entities), and every read goes through one scope's view of the store, the search
 index and the query backend (``_view``), GraphQuery included.
 
+Every entry that stores (``add``, ``ingest_file``, ``ingest_turns``, ``import_file``) checks
+all its input first (scope names, text, turns of at most ``max_turn_chars`` characters) and
+refuses a bad call with ``InvalidInputError`` before anything is written.
+
 Threads: reads may run on several threads at once; writes (``add``, ``ingest_file``,
-``index``) take one lock, so there is one writer at a time.
+``index``) take one lock, so there is one writer at a time. Turn numbers come from the store
+(``reserve_turn_seqs``), so writers in other Memory objects or processes never share one.
 """
 
 from __future__ import annotations
@@ -45,11 +50,14 @@ from apexmem_neo.errors import ApexMemError
 from apexmem_neo.memory.forget import ForgetResult, erasure_target, forget
 from apexmem_neo.memory.messages import (
     DEFAULT_SESSION,
-    InvalidInputError,
     Message,
+    check_max_turn_chars,
     check_scope,
+    new_turns,
+    number_turns,
+    read_messages,
+    scope_turns,
     session_number,
-    to_turns,
 )
 from apexmem_neo.memory.results import (
     AddedTurn,
@@ -71,6 +79,7 @@ from apexmem_neo.ontology import Entity, GraphBatch, ids
 from apexmem_neo.ontology.types import TimeLike, normalize_time
 from apexmem_neo.search import DocKind, HybridSearch, SearchFilters, SearchResults
 from apexmem_neo.search.protocol import SearchError
+from apexmem_neo.settings import MAX_TURN_CHARS
 from apexmem_neo.store.protocol import FactRecord, GraphStore
 from apexmem_neo.store.scoped import ScopedStore
 from apexmem_neo.tools.backend import Language, QueryBackend, QueryLimits, QueryResult
@@ -107,6 +116,7 @@ class Memory:
         search_location: str | None = None,
         lm_check: Callable[[], None] | None = None,
         on_close: Iterable[Callable[[], None]] = (),
+        max_turn_chars: int = MAX_TURN_CHARS,
     ) -> None:
         self.store = store
         self.backend = backend
@@ -118,6 +128,8 @@ class Memory:
         self.search_location = search_location
         self._lm_check = lm_check
         self._on_close = list(on_close)
+        self.max_turn_chars = check_max_turn_chars(max_turn_chars)
+        """The longest turn text stored; a longer one is refused (``InvalidInputError``)."""
         self._write_lock = threading.RLock()
         self._search_ready = False
         self._closed = False
@@ -186,13 +198,20 @@ class Memory:
         ``at`` dates messages without a ``timestamp`` (default: now). With ``extract`` the LM
         extracts events and typed facts from each turn; without it the turns are stored and
         searchable with no LLM call. Returns what was stored, turn by turn.
+
+        Every message is checked first (a bad one raises ``InvalidInputError`` naming it, and
+        nothing is stored); then the store reserves the session's next turn numbers.
         """
         check_scope(scope)
         name = session or DEFAULT_SESSION
+        read = read_messages(messages, at, self.max_turn_chars, name)
         seq = session_number(name)
-        first = self._next_turn_seq(ids.session_id(scope, seq))
-        turns = to_turns(messages, scope, name, seq, first, at)
-        return self._store_turns(turns, scope, extract, source=f"add:{scope}:{name}")
+        with self._write_lock:
+            count = new_turns(read)
+            session_id = ids.session_id(scope, seq)
+            first = self.store.reserve_turn_seqs(session_id, count) if count else 0
+            turns = number_turns(read, scope, name, seq, first)
+            return self._store_turns(turns, scope, extract, source=f"add:{scope}:{name}")
 
     def ingest_file(
         self,
@@ -212,15 +231,19 @@ class Memory:
         """Ingest a LOCOMO JSON or JSONL turn file (resumable: turns already done are skipped).
 
         Without ``scope`` each conversation of the file is its own scope (LOCOMO's sample_id,
-        the JSONL ``conversation``); with one, the file must hold one conversation. With
-        ``index`` False the search index is left as it was (a bulk load indexes once, after).
+        the JSONL ``conversation``, else the file name); a name that is not a valid scope is
+        made one ("my file (1)" -> "my-file-1", listed in the result's ``renamed``) or refused.
+        With ``scope``, the file must hold one conversation. With ``index`` False the search
+        index is left as it was (a bulk load indexes once, after). Every turn is checked
+        before the first is stored.
         """
-        turns = load_turns(path, fmt, conversations, sessions)[:limit]
-        if scope is not None:
-            turns = _in_scope(turns, check_scope(scope), path)
-        return self._store_turns(
+        loaded = load_turns(path, fmt, conversations, sessions)[:limit]
+        turns, renamed = scope_turns(loaded, scope, path, self.max_turn_chars)
+        result = self._store_turns(
             turns, scope, extract, str(path), config, on_turn, on_index, follow=index
         )
+        result.renamed = renamed
+        return result
 
     def ingest_turns(
         self,
@@ -233,8 +256,12 @@ class Memory:
         on_index: Progress | None = None,
     ) -> AddResult:
         """Ingest ``TurnInput``s as they are, each in its own conversation (resumable, like
-        ``ingest_file``): for loaders and benchmarks that build turns themselves."""
-        return self._store_turns(list(turns), None, extract, source, config, on_turn, on_index)
+        ``ingest_file``, and checked and scoped like it): for loaders and benchmarks that
+        build turns themselves."""
+        checked, renamed = scope_turns(turns, None, source or "turns", self.max_turn_chars)
+        result = self._store_turns(checked, None, extract, source, config, on_turn, on_index)
+        result.renamed = renamed
+        return result
 
     def _store_turns(
         self,
@@ -338,13 +365,6 @@ class Memory:
                 )
             )
         return facts
-
-    def _next_turn_seq(self, session_id: str) -> int:
-        """One past the last stored turn of the session, so each ``add`` appends."""
-        sql = f"SELECT MAX(seq) AS last FROM turns WHERE session_id = '{session_id}'"
-        rows = self.backend.run(sql, "sql", {}, QueryLimits(max_rows=1, timeout_s=60)).rows
-        last = rows[0][0] if rows else None
-        return 0 if last is None else int(last) + 1
 
     def index(
         self, *, rebuild: bool = False, optimize: bool = True, progress: Progress | None = None
@@ -625,15 +645,3 @@ def _added(item: TurnInput, status: TurnStatus, error: str | None = None) -> Add
         status=status,
         error=error,
     )
-
-
-def _in_scope(turns: list[TurnInput], scope: str, path: str | Path) -> list[TurnInput]:
-    """The turns of a one-conversation file, moved into ``scope``."""
-    conversations = sorted({t.conversation_id for t in turns})
-    if len(conversations) > 1:
-        raise InvalidInputError(
-            f"{path}: holds {len(conversations)} conversations ({', '.join(conversations[:5])}); "
-            "ingest it without a scope (each conversation is its own) or pick one with "
-            "conversations=[...]"
-        )
-    return [t.model_copy(update={"conversation_id": scope}) for t in turns]

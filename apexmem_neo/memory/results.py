@@ -55,6 +55,9 @@ class AddResult(BaseModel):
     """Search documents written or refreshed for these turns (0 without a search index)."""
     run: RunStats | None = None
     """The construction run's statistics (None when nothing was extracted)."""
+    renamed: dict[str, str] = {}
+    """Conversations stored under a scope made from their name, which is not a valid scope
+    ({name: scope}, e.g. "my file (1)" -> "my-file-1"); read them with that scope."""
 
     @property
     def facts(self) -> list[StoredFact]:

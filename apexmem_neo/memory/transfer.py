@@ -30,7 +30,7 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_valida
 
 from apexmem_neo.agent.memory_index import graph_documents, index_in_chunks
 from apexmem_neo.errors import ApexMemError
-from apexmem_neo.memory.messages import check_scope
+from apexmem_neo.memory.messages import InvalidInputError, check_length, check_scope, check_text
 from apexmem_neo.memory.views import scoped_backend
 from apexmem_neo.ontology import (
     EventParticipant,
@@ -247,14 +247,16 @@ def import_scope(
     rows that are neither in the file nor in the memory) stops the import there, with the
     lines before it stored. Rows already in memory are left as they are.
     """
+    if scope is not None:
+        check_scope(scope)
     name, lines = _line_source(source)
-    header, batches = _read_export(lines(), name)
+    header, batches = _read_export(lines(), name, memory.max_turn_chars)
     _check_target(header, scope, name)
     sum(1 for _ in batches)  # validates every line before anything is written
     backend = scoped_backend(memory.backend, header.scope)
     before = scope_counts(backend)
     result, seen = ImportResult(scope=header.scope), set[str]()
-    for number, batch in _read_export(lines(), name)[1]:
+    for number, batch in _read_export(lines(), name, memory.max_turn_chars)[1]:
         _write(memory, batch, number, name)
         _tally(result, batch, seen)
     after = scope_counts(backend)
@@ -287,15 +289,18 @@ def _line_source(source: Target) -> tuple[str, Callable[[], Iterator[str]]]:
 
 
 def _read_export(
-    lines: Iterable[str], name: str
+    lines: Iterable[str], name: str, max_chars: int
 ) -> tuple[Header, Iterator[tuple[int, GraphBatch]]]:
-    """The header, then the batches with their line numbers, each checked as it is read."""
+    """The header, then the batches with their line numbers, each checked as it is read
+    (turns of at most ``max_chars`` characters, as every entry that stores turns checks)."""
     numbered = ((n, line) for n, line in enumerate(lines, 1) if line.strip())
     first = next(numbered, None)
     if first is None:
         raise TransferError(f"{name}: empty; expected an apexmem export ({FORMAT!r} header)")
     header = _header(first[1], f"{name}: line {first[0]}")
-    batches = ((n, _batch_line(line, f"{name}: line {n}", header.scope)) for n, line in numbered)
+    batches = (
+        (n, _batch_line(line, f"{name}: line {n}", header.scope, max_chars)) for n, line in numbered
+    )
     return header, batches
 
 
@@ -320,7 +325,7 @@ def _header(line: str, where: str) -> Header:
         raise TransferError(f"{where}: bad header: {_first_problem(exc)}") from None
 
 
-def _batch_line(line: str, where: str, scope: str) -> GraphBatch:
+def _batch_line(line: str, where: str, scope: str, max_chars: int) -> GraphBatch:
     try:
         batch = GraphBatch.model_validate_json(line)
     except ValidationError as exc:
@@ -332,6 +337,13 @@ def _batch_line(line: str, where: str, scope: str) -> GraphBatch:
         raise TransferError(
             f"{where}: a batch of scope {batch.scope!r} in an export of scope {scope!r}"
         )
+    for turn in batch.turns:
+        try:
+            check_text(turn.speaker, f"turn {turn.turn_id}: speaker")
+            check_text(turn.text, f"turn {turn.turn_id}: text")
+            check_length(turn.text, max_chars, f"turn {turn.turn_id}: text")
+        except InvalidInputError as exc:
+            raise TransferError(f"{where}: {exc}") from None
     return batch
 
 
