@@ -16,7 +16,7 @@ from apexmem_neo.store import GraphStore
 from apexmem_neo.store.neo4j import Neo4jGraphStore
 from tests.unit.store.backends import FakeClock
 
-WIPE_ORDER = ("Fact", "Event", "Evidence", "Turn", "Session", "Entity", "Property")
+WIPE_ORDER = ("Fact", "Event", "Evidence", "Turn", "Session", "Entity", "Property", "TurnSeq")
 """Leaves first: once facts and events are gone, no node has many relationships left, so
 each batch stays small (a label-blind DETACH DELETE of an entity with thousands of facts
 in one transaction can exhaust a 1 GB heap)."""

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import uuid
 from datetime import UTC, date, datetime, timedelta, timezone
 from typing import Any
 
@@ -542,7 +543,7 @@ def test_turn_numbers_are_reserved_after_the_last_stored_and_reserved(store: Gra
     last = max(t.seq for t in scoped_batch("alice", "Lisbon").turns)
     assert store.reserve_turn_seqs(session.session_id, 3) == last + 1
     assert store.reserve_turn_seqs(session.session_id, 1) == last + 4
-    assert store.reserve_turn_seqs(session.session_id + "-new", 2) == 0
+    assert store.reserve_turn_seqs(f"{session.session_id}-{uuid.uuid4().hex}", 2) == 0
     with pytest.raises(ValueError, match="positive"):
         store.reserve_turn_seqs(session.session_id, 0)
     store.erase(ErasureTarget(scope="alice", sessions=(session.session_id,)))
