@@ -21,6 +21,7 @@ from apexmem_neo.cli.common import (
     IndexNameOpt,
     StoreOpt,
     console,
+    fail,
     load_settings,
     user_errors,
     using_memory,
@@ -168,4 +169,18 @@ def ingest(
     )  # fmt: skip
     runs_dir = load_settings().apexmem_home / "runs"
     with using_memory(store, db, index_name, create=True) as memory:
-        run_ingest(memory, path, runs_dir, len(turns), opts)
+        result = run_ingest(memory, path, runs_dir, len(turns), opts)
+    fail_on_failed_turns(result)
+
+
+def fail_on_failed_turns(result: AddResult) -> None:
+    """Exit non-zero when a turn failed extraction, naming how many, the first error and the
+    fix (the failed turns are stored; a run with ``--retry-failed`` extracts them again)."""
+    failed = [t for t in result.turns if t.status == "failed"]
+    if failed:
+        first = " ".join((failed[0].error or "no error recorded").split())[:200]
+        fail(
+            f"{len(failed)} of {len(result.turns)} turns failed extraction (first: {first}); "
+            "run the same command with --retry-failed to extract them again",
+            kind="IngestError",
+        )

@@ -14,9 +14,11 @@ JSONL (one turn per line, UTF-8)::
 
 ``speaker``, ``text`` and ``timestamp`` (ISO 8601 date or datetime) are required;
 ``listener`` (default none), ``session`` (default "default"), ``conversation`` (default: the
-file name without extension) and ``id`` (default ``<session>:<line>``) are optional. Sessions
-are numbered in order of first appearance, turns in file order within their session. A
-document stream uses ``"speaker": "World"`` with one document (or passage) per line.
+file name without extension) and ``id`` (default ``<session>:<line>``) are optional. A
+session is stored under the number of its name (``ids.session_number``, as
+``Memory.add(session=...)`` stores it), so ``forget(session="s1")`` finds it; turns are
+numbered in file order within their session. A document stream uses ``"speaker": "World"``
+with one document (or passage) per line.
 
 Every bad input (a missing or binary file, malformed JSON, a wrong shape, a file without
 turns, an empty ``conversation``, text with a NUL character or a lone surrogate) raises
@@ -37,7 +39,7 @@ from pydantic import BaseModel, ConfigDict
 
 from apexmem_neo.errors import ApexMemError
 from apexmem_neo.ontology import Session, Turn
-from apexmem_neo.ontology.ids import session_id
+from apexmem_neo.ontology.ids import session_id, session_number
 from apexmem_neo.ontology.types import IsoTime, normalize_time
 
 InputFormat = Literal["auto", "locomo", "jsonl"]
@@ -364,7 +366,7 @@ def _jsonl_turn(
 ) -> tuple[str, TurnInput]:
     session = str(record.get("session", "default"))
     conv = str(record.get("conversation", default_conv))
-    seq = sessions.setdefault(f"{conv}\x00{session}", len(sessions))
+    seq = sessions.setdefault(f"{conv}\x00{session}", session_number(session))
     try:
         anchor = normalize_time(record["timestamp"])
     except ValueError as exc:

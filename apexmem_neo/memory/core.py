@@ -57,7 +57,6 @@ from apexmem_neo.memory.messages import (
     number_turns,
     read_messages,
     scope_turns,
-    session_number,
 )
 from apexmem_neo.memory.results import (
     AddedTurn,
@@ -205,7 +204,7 @@ class Memory:
         check_scope(scope)
         name = session or DEFAULT_SESSION
         read = read_messages(messages, at, self.max_turn_chars, name)
-        seq = session_number(name)
+        seq = ids.session_number(name)
         with self._write_lock:
             count = new_turns(read)
             session_id = ids.session_id(scope, seq)

@@ -15,7 +15,6 @@ Everything is checked before anything is stored: a bad message fails the whole c
 
 from __future__ import annotations
 
-import hashlib
 import re
 import unicodedata
 from collections.abc import Mapping, Sequence
@@ -321,8 +320,3 @@ def scope_turns(
         placed, renamed = derive_scopes(turns)
     check_turns(placed, max_chars)
     return placed, renamed
-
-
-def session_number(session: str) -> int:
-    """A stable number for a session name (the ``seq`` its Session row is stored under)."""
-    return int(hashlib.sha256(session.encode("utf-8")).hexdigest()[:7], 16)

@@ -103,7 +103,7 @@ def test_no_api_key_stops_add_naming_the_variable(
 def test_a_refused_key_stops_every_mode(memory: Memory, mode: str) -> None:
     with OpenAIStubServer(chat_error=(401, "Incorrect API key provided")) as stub:
         lm = make_lm("openai/some-model", stub.url, "wrong-key")
-        agent = memory.agent(scope="alice", lm=lm, config=AgentConfig(mode=mode))  # type: ignore[arg-type]
+        agent = memory.agent(scope="alice", lm=lm, config=AgentConfig(mode=mode))
         with pytest.raises(LanguageModelError, match="Incorrect API key provided. Fix: set"):
             agent.ask("Where does Alice live?")
         assert len(stub.requests) == 1  # stopped at the first refusal, no retry, no loop

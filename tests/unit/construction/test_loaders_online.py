@@ -19,6 +19,7 @@ from apexmem_neo.construction.loaders import (
 from apexmem_neo.construction.online import build_online, relevance
 from apexmem_neo.construction.pipeline import ConstructionPipeline, PipelineConfig
 from apexmem_neo.llm import SchemaJSONAdapter
+from apexmem_neo.ontology.ids import session_number
 from apexmem_neo.store.sqlite import SQLiteGraphStore
 from tests.unit.construction.conftest import event, fact, turn
 
@@ -84,7 +85,8 @@ def test_jsonl_format_with_defaults_and_document_streams(tmp_path: Path) -> None
     path.write_text("\n".join(json.dumps(x) for x in lines) + "\n\n")
     turns = load_turns(path)
     assert detect_format(path) == "jsonl"
-    assert [(t.session_seq, t.seq) for t in turns] == [(0, 0), (1, 0), (0, 1)]
+    s1, default = session_number("s1"), session_number("default")  # as Memory.add names them
+    assert [(t.session_seq, t.seq) for t in turns] == [(s1, 0), (default, 0), (s1, 1)]
     assert turns[1].anchor == "2024-01-16T07:00:00"  # normalised to UTC
     assert turns[1].listener is None and turns[1].speaker == "World"
     assert turns[2].source_key == "stream:x"

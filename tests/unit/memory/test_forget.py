@@ -14,6 +14,7 @@ from pathlib import Path
 import pytest
 
 from apexmem_neo import Memory
+from apexmem_neo.memory import NothingToForgetError
 from apexmem_neo.search.embedder import CachedEmbedder
 from apexmem_neo.testing import HashingEmbedder
 from tests.unit.store.test_contract import scoped_batch
@@ -92,3 +93,37 @@ def test_forgetting_a_scope_leaves_other_scopes_and_an_audit_record(
 def test_forget_of_an_unknown_entity_is_one_clear_error(memory: Memory) -> None:
     with pytest.raises(Exception, match="Zebulon"):
         memory.forget(scope="alice", entity="Zebulon")
+
+
+def test_forget_of_a_session_that_is_not_there_names_those_that_are(memory: Memory) -> None:
+    with pytest.raises(NothingToForgetError) as info:
+        memory.forget(scope="alice", session="s3")
+    message = str(info.value)
+    assert message.startswith("no session 's3' in scope 'alice'; its sessions: ")
+    assert "one named at ingest (1 turns from " in message and "\n" not in message
+    assert memory.store.connection.execute("SELECT count(*) FROM erasures").fetchone()[0] == 0
+    assert memory.query("SELECT count(*) FROM turns", scope="alice").rows == ((3,),)
+
+
+def test_forget_of_an_empty_scope_is_an_error(memory: Memory) -> None:
+    with pytest.raises(NothingToForgetError, match="scope 'carol' holds nothing to forget"):
+        memory.forget(scope="carol")
+
+
+def test_forget_takes_a_jsonl_session_by_its_name(tmp_path: Path) -> None:
+    path = tmp_path / "talk.jsonl"
+    lines = [
+        {"conversation": "c1", "session": "s1", "speaker": "Ann", "timestamp": "2024-01-15",
+         "text": f"the {SECRET_S1} sings"},
+        {"conversation": "c1", "session": "s2", "speaker": "Ann", "timestamp": "2024-02-15",
+         "text": "the kettle whistles"},
+    ]  # fmt: skip
+    path.write_text("\n".join(json.dumps(line) for line in lines), encoding="utf-8")
+    with Memory.sqlite(tmp_path / "m.sqlite", lm=None, search=None, home=tmp_path) as memory:
+        memory.ingest_file(path, extract=False)
+        result = memory.forget(scope="c1", session="s1")
+        assert result.erasure.counts["turns"] == 1
+        memory.add("the kettle is off", scope="c1", session="s2", extract=False)
+        rows = memory.query("SELECT count(*) FROM turns", scope="c1").rows
+        assert rows == ((2,),)  # add(session="s2") appended to the file's session s2
+        assert memory.forget(scope="c1", session="s2").erasure.counts["turns"] == 2
