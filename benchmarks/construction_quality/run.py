@@ -1,0 +1,317 @@
+"""Construction quality with known truth, end to end: generate a set, ingest it through
+``Memory`` with the configured LM, ask its questions in the default mode, read ``current`` /
+``as_of`` back, judge every stored fact, and score it all deterministically.
+
+Sets (``generator.SETS``): ``tuning`` (templates A, seed 1: 4 conversations, 56 turns, 56
+questions), ``test`` (templates B, seed 2, the same shape; read only for the final
+evaluation) and ``tiny`` (4 turns, a smoke run). On the local model a set takes about 10 s
+per turn to build and 10-30 s per question.
+
+Usage (from the repo root):
+    .venv/bin/python -m benchmarks.construction_quality.run --set tuning --store sqlite \\
+        --out benchmarks/results/construction_quality_tuning.json
+    .venv/bin/python -m benchmarks.construction_quality.run --set test --publish
+    .venv/bin/python -m benchmarks.construction_quality.run --from-results R.json --publish
+
+Results go to ``--out`` (default ``benchmarks/results/construction_quality_<set>.json``),
+with the generated JSONL, its truth and the store under ``benchmarks/results/work/``.
+Resumable: the store keeps its checkpoint and answers are kept in ``<out>.answers.jsonl``
+(only those of the same store file count); ``--fresh`` starts the store from empty.
+``--publish`` writes ``benchmarks/published/construction_quality.json`` (test set only).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import statistics
+import sys
+import time
+from pathlib import Path
+from typing import Any
+
+from benchmarks.construction_quality.generator import SETS, generate, write_set
+from benchmarks.construction_quality.questions import reads
+from benchmarks.construction_quality.scoring import (
+    AnswerScore,
+    FactJudgement,
+    NameMap,
+    ReadResult,
+    concept_names,
+    fact_figures,
+    goals,
+    judge_fact,
+    naming_figures,
+    read_right,
+    recall,
+    resolved_property,
+    score_answer,
+    share,
+)
+from benchmarks.construction_quality.systems import ApexMem, System
+from benchmarks.construction_quality.truth import QUESTION_KINDS, Conversation, DataSet
+from benchmarks.memory import RESULTS, WORK, AnswerLog, provenance
+from benchmarks.published_results import PUBLISHED, wilson
+
+PUBLISHED_FILE = PUBLISHED / "construction_quality.json"
+SYSTEMS = ("apexmem",)
+
+
+def _args(argv: list[str] | None) -> argparse.Namespace:
+    p = argparse.ArgumentParser(description=(__doc__ or "").split("\n")[0])
+    p.add_argument("--set", choices=sorted(SETS), default="tuning", dest="set_name")
+    p.add_argument("--conversations", type=int, default=None, help="default: the set's")
+    p.add_argument("--store", choices=("sqlite", "neo4j"), default="sqlite")
+    p.add_argument("--systems", default="apexmem", help=f"comma-separated: {', '.join(SYSTEMS)}")
+    p.add_argument("--out", type=Path, default=None)
+    p.add_argument("--work-dir", type=Path, default=WORK, help="generated data and stores")
+    p.add_argument("--db", type=Path, default=None, help="the store file (Neo4j: checkpoint)")
+    p.add_argument("--fresh", action="store_true", help="start the store from empty")
+    p.add_argument("--publish", action="store_true", help=f"write {PUBLISHED_FILE.name}")
+    p.add_argument("--from-results", type=Path, default=None, help="publish this file, no run")
+    return p.parse_args(argv)
+
+
+def _answers(system: System, data: DataSet, log: AnswerLog) -> list[dict[str, Any]]:
+    """Every question asked (or taken from the log) and scored."""
+    waiting = log.waiting()
+    out = []
+    for conv in data.conversations:
+        for q in conv.questions:
+            got = waiting.get((system.name, q.qid))
+            if got is None:
+                got = system.ask(conv, q)
+                log.save_answer(system.name, q.qid, got)
+                print(f"  ask {q.qid} {got['seconds']:.1f}s {q.text!r} -> "
+                      f"{got['answer'][:70]!r} (gold {q.gold})", flush=True)  # fmt: skip
+            score: AnswerScore = score_answer(q, got["answer"])
+            out.append({
+                "qid": q.qid, "kind": q.kind, "question": q.text, "at": q.at, "gold": q.gold,
+                **got, **score.model_dump(),
+            })  # fmt: skip
+    return out
+
+
+def _reads(system: System, conv: Conversation, names: NameMap) -> list[ReadResult]:
+    """Each read under the canonical name, and under the resolved one when it differs."""
+    out = []
+    for r in reads(conv):
+        out.append(system.read(conv, r, r.property, "canonical"))
+        resolved = resolved_property(conv.timeline(r.owner, r.concept), names)
+        if resolved == r.property:
+            out.append(out[-1].model_copy(update={"style": "resolved"}))
+        else:
+            out.append(system.read(conv, r, resolved, "resolved"))
+    return out
+
+
+def _read_figures(results: list[tuple[Conversation, ReadResult]]) -> dict[str, Any]:
+    def pick(kind: str, style: str) -> dict[str, Any]:
+        return share([
+            read_right(r, conv) for conv, r in results if r.read.kind == kind and r.style == style
+        ])  # fmt: skip
+
+    return {
+        "current": pick("current", "canonical"),
+        "current_resolved": pick("current", "resolved"),
+        "as_of_read": pick("as_of", "canonical"),
+        "as_of_read_resolved": pick("as_of", "resolved"),
+    }
+
+
+def _answer_figures(answers: list[dict[str, Any]]) -> dict[str, Any]:
+    figures: dict[str, Any] = {
+        k: share([a["correct"] for a in answers if a["kind"] == k]) for k in QUESTION_KINDS
+    }
+    figures["answers"] = share([a["correct"] for a in answers])
+    seconds = [a["seconds"] for a in answers]
+    figures["answer_seconds_p50"] = round(statistics.median(seconds), 2) if seconds else None
+    calls = [a["llm_calls"] for a in answers]
+    figures["answer_llm_calls_mean"] = round(statistics.mean(calls), 2) if calls else None
+    return figures
+
+
+def _names_record(names: NameMap) -> dict[str, dict[str, list[str]]]:
+    return {
+        f"{owner}/{concept}": {prop: sorted(values) for prop, values in sorted(per.items())}
+        for (owner, concept), per in sorted(names.items())
+    }
+
+
+def evaluate(system: System, data: DataSet, jsonl: Path, log: AnswerLog) -> dict[str, Any]:
+    """Ingest, ask, read and judge one system on a set; its figures and raw records."""
+    cost = system.ingest(data, jsonl)
+    answers = _answers(system, data, log)
+    names: dict[str, NameMap] = {}
+    judged: list[FactJudgement] = []
+    found: list[bool] = []
+    read_results: list[tuple[Conversation, ReadResult]] = []
+    for conv in data.conversations:
+        facts = system.facts(conv)
+        names[conv.conversation_id] = concept_names(conv, facts)
+        judged += [judge_fact(f, conv, names[conv.conversation_id]) for f in facts]
+        found += [hit for *_, hit in recall(conv, facts)]
+        read_results += [(conv, r) for r in _reads(system, conv, names[conv.conversation_id])]
+    figures = {
+        **_answer_figures(answers),
+        **_read_figures(read_results),
+        **naming_figures(data.conversations, names),
+        **fact_figures(judged, found),
+        "llm_calls_per_turn": cost["llm_calls_per_turn"],
+        "seconds_per_turn": cost["seconds_per_turn"],
+        "failed_turns": cost["failed_turns"],
+    }
+    return {
+        "figures": figures,
+        "goals": goals(figures),
+        "construction": cost,
+        "answers": answers,
+        "reads": [{**r.model_dump(), "right": read_right(r, c)} for c, r in read_results],
+        "property_names": {cid: _names_record(n) for cid, n in names.items()},
+        "facts": [j.model_dump() for j in judged],
+    }
+
+
+def _system(name: str, args: argparse.Namespace, db: Path, data: DataSet) -> System:
+    if name != "apexmem":
+        raise SystemExit(f"unknown system {name!r}; known: {', '.join(SYSTEMS)}")
+    system = ApexMem(args.store, db, f"construction_quality_{data.name}", fresh=args.fresh)
+    if args.fresh and args.store == "neo4j":
+        system.forget(data)
+    return system
+
+
+def run(args: argparse.Namespace, argv: list[str]) -> dict[str, Any]:
+    meta = provenance("benchmarks.construction_quality.run", argv)
+    data = generate(args.set_name, args.conversations)
+    jsonl, truth = write_set(data, args.work_dir)
+    db = args.db or args.work_dir / f"construction_quality_{data.name}_{args.store}.sqlite"
+    out: Path = args.out
+    log = AnswerLog(out.with_suffix(".jsonl"), "system", lambda _: str(db.resolve()))
+    record: dict[str, Any] = {
+        "benchmark": "construction_quality", **meta, "set": data.name, "family": data.family,
+        "seed": data.seed, "store": args.store, "mode": "default (Memory.ask, no mode given)",
+        "data": {"conversations": len(data.conversations), "turns": data.turns,
+                 "questions": sum(len(c.questions) for c in data.conversations),
+                 "jsonl": str(jsonl), "truth": str(truth), "db": str(db)},
+        "systems": {},
+    }  # fmt: skip
+    for name in [s.strip() for s in args.systems.split(",") if s.strip()]:
+        t0 = time.perf_counter()
+        system = _system(name, args, db, data)
+        try:
+            record["model"] = getattr(system, "model", None)
+            record["systems"][name] = evaluate(system, data, jsonl, log)
+        finally:
+            system.close()
+        record["systems"][name]["wall_seconds"] = round(time.perf_counter() - t0, 1)
+    return record
+
+
+def summary(record: dict[str, Any]) -> str:
+    """A short table of each system's headline figures."""
+    keys = ("now", "as_of", "when", "before", "current", "current_resolved", "as_of_read",
+            "as_of_read_resolved", "one_name_per_concept", "entities_one_name",
+            "fact_precision", "fact_recall")  # fmt: skip
+    lines = [f"set {record['set']} ({record['data']['turns']} turns, "
+             f"{record['data']['questions']} questions), store {record['store']}"]  # fmt: skip
+    for name, system in record["systems"].items():
+        f = system["figures"]
+        lines.append(f"[{name}]")
+        for key in keys:
+            lines.append(f"  {key:24} {f[key]['successes']}/{f[key]['n']} = {f[key]['rate']:.1%}")
+        lines.append(f"  names per concept       {f['names_per_concept_mean']}")
+        lines.append(f"  LLM calls per turn      {f['llm_calls_per_turn']}")
+        lines.append(f"  seconds per turn        {f['seconds_per_turn']}")
+        lines.append(f"  fact errors             {f['fact_errors']}")
+    return "\n".join(lines)
+
+
+PUBLISHED_FIGURES = (
+    "now", "as_of", "when", "before", "current", "as_of_read", "current_resolved",
+    "as_of_read_resolved", "one_name_per_concept", "entities_one_name", "fact_precision",
+    "fact_recall",
+)  # fmt: skip
+
+
+def published(record: dict[str, Any], system: str = "apexmem") -> dict[str, Any]:
+    """The headline summary of a test-set run in the format of ``benchmarks/published``."""
+    if record["set"] != "test":
+        raise SystemExit("only a run on the test set is published (the tuning set is tuned on)")
+    f = record["systems"][system]["figures"]
+    figures: dict[str, Any] = {k: f[k] for k in PUBLISHED_FIGURES}
+    figures |= {k: f[k] for k in ("names_per_concept_mean", "llm_calls_per_turn",
+                                  "seconds_per_turn", "answer_seconds_p50")}  # fmt: skip
+    data = record["data"]
+    return {
+        "order": 5,
+        "name": "Construction quality with known truth: answers, reads, property names, facts",
+        "command": record["command"],
+        "commit": record["commit"],
+        "date": record["started_at"][:10],
+        "model": record.get("model"),
+        "tuned_on": "the tuning set: templates A, seed 1 (benchmarks.construction_quality, "
+        "--set tuning)",
+        "evaluated_on": f"the test set: templates B (other phrasings, names and values), seed "
+        f"{record['seed']}; {data['conversations']} generated conversations, {data['turns']} "
+        f"turns, {data['questions']} questions, {record['store']} store, answers in the "
+        "default mode",
+        "figures": figures,
+        "ci95": {
+            k: [round(x, 4) for x in wilson(f[k]["successes"], f[k]["n"])]
+            for k in PUBLISHED_FIGURES
+            if f[k]["n"]
+        },  # fmt: skip
+        "table": [
+            {
+                "result": "Construction quality (generated, held-out templates): now / as-of / "
+                "when-changed answers (n={now[n]} / {as_of[n]} / {when[n]})",
+                "figure": "{now[rate]:.0%} / {as_of[rate]:.0%} / {when[rate]:.0%}",
+                "ci95": "now",
+            },
+            {
+                "result": "Construction quality: current() / as_of() right on the canonical name "
+                "(n={current[n]} / {as_of_read[n]})",
+                "figure": "{current[rate]:.0%} / {as_of_read[rate]:.0%}",
+                "ci95": "current",
+            },
+            {
+                "result": "Construction quality: one property name per concept "
+                "(n={one_name_per_concept[n]})",
+                "figure": "{one_name_per_concept[rate]:.0%} ({names_per_concept_mean} names per "
+                "concept; {llm_calls_per_turn} LLM calls per turn)",
+                "ci95": "one_name_per_concept",
+            },
+            {
+                "result": "Construction quality: fact precision / recall "
+                "(n={fact_precision[n]} / {fact_recall[n]})",
+                "figure": "{fact_precision[rate]:.0%} / {fact_recall[rate]:.0%}",
+                "ci95": "fact_precision",
+            },
+        ],  # fmt: skip
+        "notes": "Deterministic scoring, no LLM judge: a value answer is right when it names "
+        "the gold value, a when-answer when it names the gold day (or month, for 'last "
+        "month'). Intervals: Wilson.",
+    }
+
+
+def main(argv: list[str] | None = None) -> int:
+    argv = sys.argv[1:] if argv is None else argv
+    args = _args(argv)
+    if args.from_results is not None:
+        record = json.loads(args.from_results.read_text(encoding="utf-8"))
+    else:
+        args.out = args.out or RESULTS / f"construction_quality_{args.set_name}.json"
+        record = run(args, argv)
+        args.out.parent.mkdir(parents=True, exist_ok=True)
+        args.out.write_text(json.dumps(record, indent=1, default=str), encoding="utf-8")
+        print(summary(record))
+        print(f"written to {args.out}")
+    if args.publish:
+        PUBLISHED_FILE.write_text(json.dumps(published(record), indent=2) + "\n", "utf-8")
+        print(f"published to {PUBLISHED_FILE}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
