@@ -188,6 +188,8 @@ def run(args: argparse.Namespace, argv: list[str]) -> dict[str, Any]:
     db = args.db or args.work_dir / f"construction_quality_{data.name}_{args.store}.sqlite"
     out: Path = args.out
     log = AnswerLog(out.with_suffix(".jsonl"), "system", lambda _: str(db.resolve()))
+    if args.fresh:
+        log.answers.unlink(missing_ok=True)  # they answered the store being dropped
     record: dict[str, Any] = {
         "benchmark": "construction_quality", **meta, "set": data.name, "family": data.family,
         "seed": data.seed, "store": args.store, "mode": "default (Memory.ask, no mode given)",

@@ -14,7 +14,7 @@ from typing import Any, Protocol
 
 from apexmem_neo import Memory
 from apexmem_neo.construction.pipeline import RunStats, TurnReport
-from apexmem_neo.memory import UnknownEntityError
+from apexmem_neo.memory import NothingToForgetError, UnknownEntityError
 from benchmarks.construction_quality.questions import Read
 from benchmarks.construction_quality.scoring import FactRow, ReadResult
 from benchmarks.construction_quality.truth import Conversation, DataSet, Question
@@ -75,7 +75,10 @@ class ApexMem:
     def forget(self, data: DataSet) -> None:
         """Erase the set's conversations (a fresh run on a shared Neo4j)."""
         for conv in data.conversations:
-            self.memory.forget(scope=conv.conversation_id)
+            try:
+                self.memory.forget(scope=conv.conversation_id)
+            except NothingToForgetError:
+                continue
 
     def ingest(self, data: DataSet, jsonl: Path) -> dict[str, Any]:
         """Ingest the set (turns already done are skipped), then the cost of every

@@ -9,6 +9,7 @@ from datetime import date
 import pytest
 
 from benchmarks.construction_quality.questions import Read
+from benchmarks.construction_quality.run import PUBLISHED_FIGURES, published
 from benchmarks.construction_quality.scoring import (
     FactRow,
     ReadResult,
@@ -23,6 +24,7 @@ from benchmarks.construction_quality.scoring import (
     recall,
     resolved_property,
     score_answer,
+    share,
     value_matches,
 )
 from benchmarks.construction_quality.truth import (
@@ -35,6 +37,7 @@ from benchmarks.construction_quality.truth import (
     Question,
     ValueRef,
 )
+from benchmarks.published_results import REQUIRED, wilson
 
 PEOPLE = [
     Person(name="Alice", role="subject"),
@@ -277,3 +280,38 @@ def test_goals_are_checked_against_their_targets() -> None:
     got = goals({"now": {"rate": 0.96}, "when": {"rate": 0.5}, "llm_calls_per_turn": 1.1})
     assert got["now"]["met"] and not got["when"]["met"] and got["llm_calls_per_turn"]["met"]
     assert "as_of" not in got
+
+
+# ---- publishing ----
+
+
+def _record(set_name: str) -> dict[str, object]:
+    figures: dict[str, object] = {k: share([True, True, False]) for k in PUBLISHED_FIGURES}
+    figures |= {"names_per_concept_mean": 1.5, "llm_calls_per_turn": 1.1,
+                "seconds_per_turn": 10.2, "answer_seconds_p50": 6.0}  # fmt: skip
+    return {
+        "set": set_name, "seed": 2, "store": "sqlite", "model": "openai/local",
+        "command": ".venv/bin/python -m benchmarks.construction_quality.run --set test",
+        "commit": "0123456789abcdef0123456789abcdef01234567",
+        "started_at": "2026-12-06T01:00:00",
+        "data": {"conversations": 4, "turns": 56, "questions": 56},
+        "systems": {"apexmem": {"figures": figures}},
+    }  # fmt: skip
+
+
+def test_the_published_summary_has_the_published_format() -> None:
+    out = published(_record("test"))
+    for key in REQUIRED:
+        assert out[key], key
+    for key, (lo, hi) in out["ci95"].items():
+        counts = out["figures"][key]
+        assert (lo, hi) == pytest.approx(wilson(counts["successes"], counts["n"]), abs=1e-4)
+    for row in out["table"]:
+        row["result"].format_map(out["figures"])
+        row["figure"].format_map(out["figures"])
+        assert row["ci95"] in out["ci95"]
+
+
+def test_only_the_test_set_is_published() -> None:
+    with pytest.raises(SystemExit, match="test set"):
+        published(_record("tuning"))
