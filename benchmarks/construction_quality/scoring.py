@@ -228,14 +228,19 @@ def _names_concept(prop: str, tl: ConceptTruth, names: NameMap) -> bool:
 
 
 def _match_reason(
-    fact: FactRow, owner: str | None, turn: GenTurn | None, tl: ConceptTruth, value: str,
-    names: NameMap,
+    fact: FactRow, conv: Conversation, owner: str | None, turn: GenTurn | None,
+    tl: ConceptTruth, value: str, names: NameMap,
 ) -> tuple[bool, str]:  # fmt: skip
     """Whether a fact carrying ``value`` of timeline ``tl`` is right, and why."""
     if tl.owner != owner:
         return False, "wrong_entity"
     if turn is None:
         return False, "no_turn"
+    others = [t for t in conv.truth if t.owner == owner and t.concept != tl.concept]
+    if not _names_concept(fact.property, tl, names) and any(
+        _names_concept(fact.property, other, names) for other in others
+    ):
+        return False, "wrong_property"
     refs = {(r.owner, r.concept, r.value) for r in turn.asserts}
     denied = {(r.owner, r.concept, r.value) for r in turn.denies}
     if (tl.owner, tl.concept, value) in refs:
@@ -251,16 +256,17 @@ def _match_reason(
 
 def judge_fact(fact: FactRow, conv: Conversation, names: NameMap) -> FactJudgement:
     """A fact is judged when its value is a value of the truth or it sits on a person under
-    a name of one of that person's concepts. It is right when it sits on the value's owner
-    and its turn asserts the value, or names it without asserting it (then not as the
-    concept itself: "I quit Acme" may give ``previous_employer``, not ``employer``)."""
+    a name of one of that person's concepts. It is right when it sits on the value's owner,
+    not under a name of another of the owner's concepts only, and its turn asserts the
+    value, or names it without asserting it (then not as the concept itself: "I quit Acme"
+    may give ``previous_employer``, not ``employer``)."""
     owner, turn = owner_of(fact.entity, conv), turn_of(fact, conv)
     matched = [
         (tl, v) for tl in conv.truth for v in [*tl.values(), *tl.retracted]
         if value_matches(fact.value, v)
     ]  # fmt: skip
     if matched:
-        verdicts = [_match_reason(fact, owner, turn, tl, v, names) for tl, v in matched]
+        verdicts = [_match_reason(fact, conv, owner, turn, tl, v, names) for tl, v in matched]
         good = [r for ok, r in verdicts if ok]
         correct = bool(good)
         reason = good[0] if good else verdicts[0][1]

@@ -218,6 +218,22 @@ def test_a_denied_value_under_the_concept_name_is_wrong() -> None:
     assert _judge(_fact("Alice", "moved_from", "Boston", 4)) == (True, True, "denied_as_past")
 
 
+def test_a_value_under_another_concepts_name_is_wrong() -> None:
+    conv = CONV.model_copy(deep=True)
+    conv.truth.append(
+        ConceptTruth(owner="Alice", concept="car", property="car",
+                     intervals=[_interval("Honda Civic", "t4", "2024-04-10")])
+    )  # fmt: skip
+    conv.turns[3].denies.append(_ref("Alice", "car", "Honda Civic"))
+    fact = _fact("Alice", "city", "Honda Civic", 4)
+    names = concept_names(conv, [fact, _fact("Alice", "city", "Denver", 4)])
+    judged = judge_fact(fact, conv, names)
+    assert (judged.correct, judged.reason) == (False, "wrong_property")
+    # a name that holds no concept of the owner is free (naming is scored on its own)
+    judged = judge_fact(_fact("Alice", "sold", "Honda Civic", 4), conv, names)
+    assert (judged.correct, judged.reason) == (True, "denied_as_past")
+
+
 def test_a_value_copied_from_another_turn_is_wrong() -> None:
     assert _judge(_fact("Alice", "lives_in", "Boston", 5)) == (True, False, "not_in_turn")
 
