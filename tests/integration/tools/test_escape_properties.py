@@ -119,34 +119,33 @@ def run_hostile(memory: Memory, query: str, language: str) -> QueryResult | None
         return None
 
 
-@settings(
-    max_examples=200,
+def probe(two_scopes: tuple[Memory, int, list[str]], query: str, language: str) -> None:
+    memory, own, markers = two_scopes
+    result = run_hostile(memory, query, language)
+    if result is not None:
+        check_result(result, own, markers, query)
+
+
+GENERATED = settings(
     deadline=None,
     suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow],
 )
+
+
+@settings(GENERATED, max_examples=200)
 @given(query=hostile(CYPHER_TEMPLATES))
 def test_escaped_cypher_stays_in_its_scope(
     two_scopes: tuple[Memory, int, list[str]], query: str
 ) -> None:
-    memory, own, markers = two_scopes
-    result = run_hostile(memory, query, "cypher")
-    if result is not None:
-        check_result(result, own, markers, query)
+    probe(two_scopes, query, "cypher")
 
 
-@settings(
-    max_examples=100,
-    deadline=None,
-    suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow],
-)
+@settings(GENERATED, max_examples=100)
 @given(query=hostile(SQL_TEMPLATES))
 def test_escaped_sql_through_the_shim_stays_in_its_scope(
     two_scopes: tuple[Memory, int, list[str]], query: str
 ) -> None:
-    memory, own, markers = two_scopes
-    result = run_hostile(memory, query, "sql")
-    if result is not None:
-        check_result(result, own, markers, query)
+    probe(two_scopes, query, "sql")
 
 
 REPORTED = [
