@@ -8,6 +8,8 @@ never said it (reported separately).
 from __future__ import annotations
 
 import json
+import re
+from collections.abc import Iterable
 from pathlib import Path
 from typing import Any
 
@@ -27,7 +29,9 @@ NOT_MENTIONED = "Not mentioned in the conversation"
 
 
 class LocomoQuestion(BaseModel):
-    """One QA item with a stable id (``<sample_id>:q<index in the qa list>``)."""
+    """One QA item with a stable id (``<sample_id>:q<index in the qa list>``) and ``said_on``,
+    the date its first evidence turn was said (the judge resolves the gold's time words
+    against it: "a year ago" in session 3 means a year before session 3's date)."""
 
     qid: str
     category: int
@@ -35,17 +39,41 @@ class LocomoQuestion(BaseModel):
     gold: str
     evidence: list[str] = []
     adversarial_answer: str | None = None
+    said_on: str | None = None
+
+
+def load_samples(path: Path) -> list[dict[str, Any]]:
+    """Every conversation of a LOCOMO file (a list, or one conversation)."""
+    data = json.loads(path.read_text(encoding="utf-8"))
+    return [dict(s) for s in (data if isinstance(data, list) else [data])]
 
 
 def load_sample(path: Path, sample_id: str) -> dict[str, Any]:
     """The conversation ``sample_id`` of a LOCOMO file; ``KeyError`` naming the ids otherwise."""
-    data = json.loads(path.read_text(encoding="utf-8"))
-    samples = data if isinstance(data, list) else [data]
+    return _pick(load_samples(path), sample_id, path)
+
+
+def _pick(samples: list[dict[str, Any]], sample_id: str, path: Path) -> dict[str, Any]:
     for sample in samples:
         if str(sample.get("sample_id")) == sample_id:
-            return dict(sample)
+            return sample
     ids = [str(s.get("sample_id")) for s in samples]
     raise KeyError(f"conversation {sample_id!r} is not in {path} (it has {ids})")
+
+
+_SESSION = re.compile(r"D(\d+):")
+
+
+def evidence_date(sample: dict[str, Any], evidence: list[str]) -> str | None:
+    """The ISO date_time of the session of the first evidence id ("D3:5" -> session 3) that
+    names a dated session; None when none does."""
+    conv = sample.get("conversation", {})
+    for dia_id in evidence:
+        match = _SESSION.match(dia_id.strip())
+        when = conv.get(f"session_{match[1]}_date_time") if match else None
+        if when:
+            return parse_locomo_time(str(when))
+    return None
 
 
 def last_session_date(sample: dict[str, Any]) -> str:
@@ -91,17 +119,34 @@ def select_questions(
             continue
         if not set(evidence) <= known:
             continue
-        out.append(
-            LocomoQuestion(
-                qid=f"{sample['sample_id']}:q{index}",
-                category=int(item["category"]),
-                question=str(item["question"]),
-                gold=gold_answer(item),
-                evidence=evidence,
-                adversarial_answer=item.get("adversarial_answer"),
-            )
-        )
+        out.append(question_at(sample, index))
     return out[:limit] if limit is not None else out
+
+
+def question_at(sample: dict[str, Any], index: int) -> LocomoQuestion:
+    """The question at ``index`` of the conversation's qa list."""
+    item = sample["qa"][index]
+    evidence = [str(e) for e in item.get("evidence", [])]
+    return LocomoQuestion(
+        qid=f"{sample['sample_id']}:q{index}",
+        category=int(item["category"]),
+        question=str(item["question"]),
+        gold=gold_answer(item),
+        evidence=evidence,
+        adversarial_answer=item.get("adversarial_answer"),
+        said_on=evidence_date(sample, evidence),
+    )
+
+
+def questions_by_qid(path: Path, qids: Iterable[str]) -> dict[str, LocomoQuestion]:
+    """qid ("conv-30:q12": conversation and index in its qa list) -> its question, read from
+    the LOCOMO file at ``path`` (read once)."""
+    samples = load_samples(path)
+    found: dict[str, LocomoQuestion] = {}
+    for qid in qids:
+        conversation, index = qid.rsplit(":q", 1)
+        found[qid] = question_at(_pick(samples, conversation, path), int(index))
+    return found
 
 
 def sample_turns(sample: dict[str, Any], sessions: int | None) -> list[TurnInput]:

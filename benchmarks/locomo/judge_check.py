@@ -8,8 +8,8 @@ beside each row while grading and ``rejudge`` reads them from there.
 ``agreement`` reads a filled sheet and reports how often the judge agrees with the grader,
 Cohen's kappa, the judge's false positives and negatives, and agreement per system and
 category; ``--out`` saves that summary as JSON. ``rejudge`` grades a sheet's answers again
-with today's judge (through the LLM) and writes the sheet with those verdicts, so a judge
-change is checked against the same hand grades.
+with today's judge (its rules, then the LLM) and writes the sheet with those verdicts, so a
+judge change is checked against the same hand grades.
 
 Usage (from the repo root):
     .venv/bin/python -m benchmarks.locomo.judge_check sheet benchmarks/results/locomo_x.jsonl \\
@@ -29,6 +29,7 @@ from collections.abc import Iterable, Sequence
 from pathlib import Path
 from typing import Any
 
+from benchmarks.locomo.data import LocomoQuestion
 from benchmarks.locomo.run import DEFAULT_DATA
 
 SHEET_FIELDS = ("system", "qid", "category", "answer", "judge")
@@ -63,27 +64,23 @@ def agreement(rows: Sequence[dict[str, Any]]) -> dict[str, Any]:
     }
 
 
-def locomo_questions(data: Path, qids: Iterable[str]) -> dict[str, tuple[str, str]]:
-    """qid ("conv-30:q12": conversation and index in its qa list) -> (question, gold answer)."""
-    from benchmarks.locomo.data import gold_answer, load_sample
+def locomo_questions(data: Path, qids: Iterable[str]) -> dict[str, LocomoQuestion]:
+    """qid ("conv-30:q12": conversation and index in its qa list) -> its question, gold
+    answer and evidence day, read from the LOCOMO file."""
+    from benchmarks.locomo.data import questions_by_qid
 
-    found: dict[str, tuple[str, str]] = {}
-    for qid in qids:
-        conversation, index = qid.rsplit(":q", 1)
-        item = load_sample(data, conversation)["qa"][int(index)]
-        found[qid] = (str(item["question"]), gold_answer(item))
-    return found
+    return questions_by_qid(data, qids)
 
 
 def rejudge(
-    rows: Sequence[dict[str, Any]], judge: Any, questions: dict[str, tuple[str, str]]
+    rows: Sequence[dict[str, Any]], judge: Any, questions: dict[str, LocomoQuestion]
 ) -> list[dict[str, Any]]:
     """The rows with ``judge``'s verdicts instead of the recorded ones (None when it gave none);
-    ``questions`` gives each qid's question and gold answer."""
+    ``questions`` gives each qid's question, gold answer and evidence day."""
     out = []
     for row in rows:
-        question, gold = questions[row["qid"]]
-        verdict = judge(question, gold, row["answer"])
+        q = questions[row["qid"]]
+        verdict = judge(q.question, q.gold, row["answer"], said_on=q.said_on)
         out.append({**row, "judge": verdict.correct, "judge_raw": verdict.raw})
     return out
 
@@ -121,10 +118,10 @@ def _read(paths: Sequence[Path]) -> list[dict[str, Any]]:
     return rows
 
 
-def _show(rows: Sequence[dict[str, Any]], questions: dict[str, tuple[str, str]]) -> None:
+def _show(rows: Sequence[dict[str, Any]], questions: dict[str, LocomoQuestion]) -> None:
     for no, row in enumerate(rows, start=1):
-        question, gold = questions[row["qid"]]
-        print(f"{no}. [{row['system']}] {question} | gold: {gold} | answer: {row['answer']}")
+        q = questions[row["qid"]]
+        print(f"{no}. [{row['system']}] {q.question} | gold: {q.gold} | answer: {row['answer']}")
 
 
 def _rejudge(args: argparse.Namespace) -> int:

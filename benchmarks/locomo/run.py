@@ -206,7 +206,7 @@ class Systems:
 
 
 def _record(system: str, q: LocomoQuestion, got: dict[str, Any], judge: Judge) -> dict[str, Any]:
-    verdict = judge(q.question, q.gold, got["answer"])
+    verdict = judge(q.question, q.gold, got["answer"], said_on=q.said_on)
     cited = set(got["cited"])
     return {
         "system": system,
@@ -220,6 +220,7 @@ def _record(system: str, q: LocomoQuestion, got: dict[str, Any], judge: Judge) -
         "judge_error": verdict.error,
         "judge_seconds": verdict.seconds,
         "judge_tokens": verdict.tokens,
+        "judge_gold_seen": verdict.gold_seen,
         "f1": locomo_f1(got["answer"], q.gold, q.category),
         "gold_evidence": q.evidence,
         "evidence_hit": bool(cited & set(q.evidence)) if cited else None,
@@ -312,7 +313,10 @@ def _notes(systems: Systems, setup: dict[str, Any], names: list[str]) -> list[st
         "latencies compare; all are judged after answering",
         "tool output tokens are estimated at 4 characters per token; construction tokens are "
         "the ingest's total divided by the questions asked",
-        f"judge: {setup['judge_model']} at temperature 0 (CORRECT/WRONG); F1 is LOCOMO's token F1",
+        "judge: rules first (dates against the gold's time words resolved on its evidence "
+        "day, numbers, lists, names; benchmarks/locomo/prejudge.py), then "
+        f"{setup['judge_model']} at temperature 0 (CORRECT/WRONG) on what they leave open; "
+        "F1 is LOCOMO's token F1",
     ]
 
 

@@ -39,7 +39,7 @@ class FakeJudge:
     def __init__(self, log: list[str], fail_at: int | None = None) -> None:
         self.log, self.fail_at = log, fail_at
 
-    def __call__(self, question: str, gold: str, answer: str) -> Verdict:
+    def __call__(self, question: str, gold: str, answer: str, said_on: str | None) -> Verdict:
         if self.fail_at is not None and len([e for e in self.log if "judge" in e]) == self.fail_at:
             raise KeyboardInterrupt  # the run is stopped mid-way through the judging
         self.log.append(f"judge {question}")

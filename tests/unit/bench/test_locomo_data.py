@@ -8,7 +8,9 @@ from typing import Any
 
 from benchmarks.locomo.data import (
     NOT_MENTIONED,
+    evidence_date,
     last_session_date,
+    questions_by_qid,
     sample_turns,
     select_questions,
     turn_dia_ids,
@@ -68,3 +70,16 @@ def test_training_rows_leave_out_the_development_sessions_questions(tmp_path: Pa
     assert [r["question"] for r in every] == ["q0", "q1"]
     assert every[0] == {"question": "q0", "answer": "2022", "date": "2023-06-09T14:00:00"}
     assert [r["question"] for r in training_rows(data, "conv-x", None, skip_sessions=1)] == ["q1"]
+
+
+def test_a_question_knows_the_day_its_evidence_was_said(tmp_path: Path) -> None:
+    s = sample()
+    one, two = select_questions(s, sample_turns(s, None), categories=(1, 2))
+    assert one.said_on == "2023-05-08T13:56:00"  # D1:1, session 1
+    assert two.said_on == "2023-05-08T13:56:00"  # the first evidence id's session
+    assert evidence_date(s, ["D2:1"]) == "2023-06-09T14:00:00"
+    assert evidence_date(s, ["D9:1", "oops"]) is None  # no such session: no day
+    data = tmp_path / "locomo.json"
+    data.write_text(json.dumps([s]))
+    found = questions_by_qid(data, ["conv-x:q0", "conv-x:q1"])
+    assert found["conv-x:q1"] == two and found["conv-x:q0"].gold == "2022"

@@ -7,6 +7,7 @@ from pathlib import Path
 
 import pytest
 
+from benchmarks.locomo.data import LocomoQuestion
 from benchmarks.locomo.judge import Verdict
 from benchmarks.locomo.judge_check import (
     agreement,
@@ -54,8 +55,10 @@ def test_questions_are_read_from_the_locomo_file(tmp_path: Path) -> None:
         {"question": "Who?", "answer": "Ann", "category": 4, "evidence": ["D1:1"]},
         {"question": "When?", "answer": "May 2023", "category": 2, "evidence": ["D1:2"]},
     ]
-    data.write_text(json.dumps([{"sample_id": "c", "qa": qa, "conversation": {}}]))
-    assert locomo_questions(data, ["c:q1"]) == {"c:q1": ("When?", "May 2023")}
+    conversation = {"session_1_date_time": "1:56 pm on 8 May, 2023"}
+    data.write_text(json.dumps([{"sample_id": "c", "qa": qa, "conversation": conversation}]))
+    q = locomo_questions(data, ["c:q1"])["c:q1"]
+    assert (q.question, q.gold, q.said_on) == ("When?", "May 2023", "2023-05-08T13:56:00")
 
 
 def test_an_ungraded_sheet_is_one_clear_error(tmp_path: Path) -> None:
@@ -67,10 +70,12 @@ def test_an_ungraded_sheet_is_one_clear_error(tmp_path: Path) -> None:
 
 def test_rejudging_replaces_the_recorded_verdicts() -> None:
     class Always:
-        def __call__(self, question: str, gold: str, answer: str) -> Verdict:
+        def __call__(self, question: str, gold: str, answer: str, said_on: str) -> Verdict:
+            assert said_on == "2023-05-08"  # the evidence day reaches the judge
             return Verdict(correct=True, raw="CORRECT")
 
     rows = [{**_row("rag", 4, False, True), "qid": "c:q0", "answer": "a"}]
-    again = rejudge(rows, Always(), {"c:q0": ("q", "g")})
+    q = LocomoQuestion(qid="c:q0", category=4, question="q", gold="g", said_on="2023-05-08")
+    again = rejudge(rows, Always(), {"c:q0": q})
     assert again[0]["judge"] is True and again[0]["judge_raw"] == "CORRECT"
     assert agreement(again)["agreement"] == 1.0

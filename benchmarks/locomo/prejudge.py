@@ -1,0 +1,352 @@
+"""A deterministic pre-judge for LOCOMO answers: it reads dates, numbers, lists and names, so
+the LLM judge is asked only what rules cannot decide, and sees the gold's time words resolved.
+
+Hand grading showed the LLM judge marking right answers WRONG when the gold said a time in
+words ("The week before 9 June 2023", "A few years ago") and the answer gave the date, when
+the answer wrote "2" for "two", and when it gave a shorter form of a name. The gold's time
+words are resolved against the date of the gold's evidence turn (``said_on``) with the
+library's grounder (``apexmem_neo.construction.grounding``); absolute dates and the phrases
+LOCOMO's golds use ("the <weekday>/week/weekend before|after|of <date>", "<n> <units>
+before <date>", "the first week of <month>", "early <month>", "around <date>") are read here.
+
+Verdict rules, in order (``prejudge``):
+
+1. **Dates.** When the whole gold is a time, it becomes one interval (start, end) with a
+   slack ``margin`` in days. The answer's dates are read in any format ("7 May 2023",
+   "2023-05-07", "May 7th, 2023", "May 2023", "2023", "summer 2023", "1-7 May 2023",
+   "7 May to 9 May 2023", "the week of 1 May 2023", and the gold phrases above). CORRECT when
+   an answer date lies inside the gold interval (a day inside "the week before X", a year
+   inside "a few years before 2023" = 2019-2021, a full date inside "in 2022"), or holds the
+   whole gold interval and spans at most 31 days (a month for a day of that month, a week
+   for a day in it). WRONG when every answer date lies more than ``margin`` days outside the
+   interval and the answer has no other time words left unread (a different year; a
+   different day). Anything else (a year for a day, a partly overlapping month, a single
+   day for a vague span of years such as "a few years ago", a date written in a way not
+   read here) is left to the LLM: an unread date never makes WRONG.
+2. **Numbers.** When the gold is a number with at most a unit ("two", "4 years"): CORRECT
+   when the answer gives that number in digits or words, with the gold's unit or none;
+   WRONG when it gives only other numbers and nothing beyond them, their units and the
+   question's words ("3" for "two").
+3. **Lists.** When the gold lists short items ("Seattle and Chicago", "a, b, and c"):
+   CORRECT when the answer holds every item (each item's content words, two thirds and at
+   least two of them, or its letters: LOCOMO glues words); WRONG when the items are short
+   words joined by "and" (or three or more) and the answer names some, nothing of another,
+   and nothing beyond the items and the question's words ("Seattle" alone). Such a list is
+   never CORRECT by the words rule (two of three items are not the answer); a list of
+   phrases ("She was happy and thankful") falls through to it.
+4. **Names.** When the gold is a capitalised name or title: CORRECT when the answer writes
+   a leading part of it of at least two words and half its words ("Eternal Sunshine" for
+   "Eternal Sunshine of the Spotless Mind"; never "Iron" for "Iron Man").
+5. **Words.** CORRECT when the answer holds every number of the gold and all, or two thirds
+   and at least two, of its content words (number words read as digits); not for lists.
+
+A rule that cannot decide passes; the LLM then sees ``gold_seen``: the gold with the interval
+its time words mean beside it ("last Saturday (= 20 May 2023)").
+"""
+
+from __future__ import annotations
+
+import re
+import string
+from dataclasses import dataclass
+from typing import Final
+
+import Stemmer
+
+from apexmem_neo.agent.timewords import said_times, with_said_dates
+from benchmarks.locomo.gold_time import (
+    YEAR,
+    Span,
+    answer_dates,
+    clean_dates,
+    date_verdict,
+    resolve_gold_time,
+)
+
+_STEMMER = Stemmer.Stemmer("porter")
+_ARTICLES = re.compile(r"\b(a|an|the|and)\b")
+_FUNCTION_WORDS = frozenset(
+    "by of to in on at for from with is are was were be been it its he she they them his her "
+    "their we our you your i my me that this these those as or but so do did does".split()
+)
+# Words that add nothing to a bare number, list or date answer ("about 3", "she has 2").
+_FILLER = frozenset(
+    "has have had will would can could about around approximately roughly just only also "
+    "there then than times time yes".split()
+)
+MOST_OF_GOLD = 2 / 3
+Decision = tuple[bool | None, str]  # a rule's verdict (None: the LLM decides) and why
+
+
+# -- text --------------------------------------------------------------------------------
+
+
+def normalize_answer(text: str) -> str:
+    """LOCOMO's (SQuAD's) normalisation: lower case, no punctuation or articles, one space."""
+    text = text.replace(",", "").lower()
+    text = "".join(ch for ch in text if ch not in set(string.punctuation))
+    return " ".join(_ARTICLES.sub(" ", text).split())
+
+
+_SMALL = ("zero one two three four five six seven eight nine ten eleven twelve thirteen "
+          "fourteen fifteen sixteen seventeen eighteen nineteen").split()  # fmt: skip
+_TENS = "twenty thirty forty fifty sixty seventy eighty ninety".split()
+NUMBER_WORDS: Final[dict[str, int]] = {
+    **{w: i for i, w in enumerate(_SMALL)},
+    **{w: 20 + 10 * i for i, w in enumerate(_TENS)},
+    "once": 1,
+    "twice": 2,
+}
+_COMPOUND = re.compile(rf"\b({'|'.join(_TENS)})[- ]({'|'.join(_SMALL[1:10])})\b")
+_NUMBER_WORD = re.compile(rf"\b({'|'.join(NUMBER_WORDS)})\b")
+
+
+def digits_for_words(text: str) -> str:
+    """``text`` (lower-cased) with number words as digits: "twenty-one two" -> "21 2"."""
+    text = _COMPOUND.sub(lambda m: str(NUMBER_WORDS[m[1]] + NUMBER_WORDS[m[2]]), text.lower())
+    return _NUMBER_WORD.sub(lambda m: str(NUMBER_WORDS[m[1]]), text)
+
+
+def content_stems(text: str) -> set[str]:
+    """Porter stems of the normalised text's words, number words as digits, function words
+    left out."""
+    words = normalize_answer(digits_for_words(text)).split()
+    return {_STEMMER.stemWord(w) for w in words if w not in _FUNCTION_WORDS}
+
+
+_NUMBER = re.compile(r"\d+")
+
+
+def holds_most_gold_words(answer: str, gold: str) -> bool:
+    """True when the answer holds every number of the gold and, of its content words, all of
+    them or at least two thirds and at least two: "my team won first place at a regionals"
+    for "Winning first place at a regionals dance competition". A number must match exactly,
+    so "20 January 2023" never passes for "19 January, 2023"; "2 kids" passes for "two kids"."""
+    answer, gold = digits_for_words(answer), digits_for_words(gold)
+    if not set(_NUMBER.findall(gold)) <= set(_NUMBER.findall(answer)):
+        return False
+    wanted = content_stems(gold)
+    return bool(wanted) and _mostly_found(wanted, content_stems(answer))
+
+
+def _mostly_found(wanted: set[str], found_in: set[str]) -> bool:
+    found = wanted & found_in
+    return found == wanted or (len(found) >= 2 and len(found) >= MOST_OF_GOLD * len(wanted))
+
+
+# -- numbers, lists and names -------------------------------------------------------------
+
+_TOKENS: Final = re.compile(r"\d+(?:\.\d+)?|[a-z]+|[^\sa-z\d]")
+_APPROX_WORDS: Final = frozenset("about around approximately roughly over nearly almost".split())
+TIME_UNITS: Final = frozenset("second minute hour day week weekend month year decade time".split())
+
+
+def _stem(word: str) -> str:
+    return str(_STEMMER.stemWord(word))
+
+
+def numbers_in(text: str) -> list[tuple[str, str | None]]:
+    """Each number of ``text`` (digits, number words as digits) with the stem of the word
+    after it (None at the end of a clause): "two weeks." -> [("2", "week")]."""
+    tokens = _TOKENS.findall(digits_for_words(re.sub(r"(\d),(\d{3})", r"\1\2", text)))
+    out = []
+    for i, token in enumerate(tokens):
+        if token[0].isdigit():
+            nxt = tokens[i + 1] if i + 1 < len(tokens) else ""
+            out.append((token, _stem(nxt) if nxt.isalpha() else None))
+    return out
+
+
+def gold_number(gold: str) -> tuple[str, str | None] | None:
+    """(number, unit stem or None) of a gold that is only a number and a unit ("two",
+    "4 years", "about three weeks"); None otherwise."""
+    tokens = [t for t in _TOKENS.findall(digits_for_words(gold.strip().rstrip("."))) if t]
+    tokens = [t for t in tokens if t not in _APPROX_WORDS]
+    if not tokens or not tokens[0][0].isdigit() or len(tokens) > 2:
+        return None
+    if re.fullmatch(YEAR, tokens[0]) or (len(tokens) == 2 and not tokens[1].isalpha()):
+        return None
+    return tokens[0], _stem(tokens[1]) if len(tokens) == 2 else None
+
+
+def number_verdict(question: str, gold: tuple[str, str | None], answer: str) -> Decision:
+    """CORRECT when the answer gives the gold's number with its unit or none; WRONG when it
+    gives only other numbers (or other units) and no other words; else undecided."""
+    value, unit = gold
+    found = numbers_in(answer)
+    for number, after in found:
+        if number == value and (unit is None or after is None or after == unit):
+            return True, f"the answer gives the gold's number {value}"
+    allowed = {_stem(w) for w in TIME_UNITS} | {unit or ""} | {n for n, _ in found}
+    if found and not _extra_words(answer, question, allowed):
+        said = ", ".join(f"{n} {after or ''}".strip() for n, after in found)
+        return False, f"the answer gives {said}, not {value} {unit or ''}".strip()
+    return None, ""
+
+
+_FILLER_STEMS: Final = frozenset(_stem(w) for w in _FILLER)
+
+
+def _extra_words(answer: str, question: str, allowed: set[str]) -> set[str]:
+    """The answer's content stems beyond the ``allowed`` stems, the question's and fillers."""
+    return content_stems(answer) - content_stems(question) - allowed - _FILLER_STEMS
+
+
+_LIST_SPLIT: Final = re.compile(r"\s*,\s*(?:and\s+|&\s*)?|\s+and\s+|\s*&\s*")
+LIST_ITEM_WORDS: Final = 4
+LIST_WORD_ITEM_WORDS: Final = 3
+
+
+@dataclass(frozen=True)
+class GoldList:
+    """The items of a list gold; ``exclusive`` when they are short words without function
+    words, joined by "and" or three or more ("Seattle and Chicago"): only then may an answer
+    naming some of them be WRONG, and the words rule not stand in for the list rule."""
+
+    items: list[str]
+    exclusive: bool
+
+
+def gold_items(gold: str) -> GoldList | None:
+    """The items of a gold that is a list of short items; None for anything else (a
+    sentence, one item, ';' alternatives)."""
+    text = gold.strip().rstrip(".")
+    if ";" in text:
+        return None
+    items = [i for i in _LIST_SPLIT.split(text) if i.strip()]
+    if len(items) < 2 or any(len(i.split()) > LIST_ITEM_WORDS for i in items):
+        return None
+    wordy = any(
+        len(i.split()) > LIST_WORD_ITEM_WORDS or set(i.lower().split()) & _FUNCTION_WORDS
+        for i in items
+    )
+    joined = bool(re.search(r"\band\b|&", text)) or len(items) >= 3
+    return GoldList(items, joined and not wordy)
+
+
+def _compact(text: str) -> str:
+    return normalize_answer(text).replace(" ", "")
+
+
+def list_verdict(question: str, gold: GoldList, answer: str) -> Decision:
+    """CORRECT when every item is in the answer (its words, or its letters with the spaces
+    left out: LOCOMO glues words, "watchingmovies"); WRONG when an exclusive list's answer
+    names some items, nothing of another, and no other words; else undecided."""
+    said, glued = content_stems(answer), _compact(answer)
+    items = [(content_stems(i), _compact(i)) for i in gold.items]
+    items = [(stems, letters) for stems, letters in items if stems]
+    found = [_mostly_found(stems, said) or letters in glued for stems, letters in items]
+    if len(items) >= 2 and all(found):
+        return True, "the answer holds every item of the gold"
+    missing = [s for (s, _), f in zip(items, found, strict=True) if not f and not s & said]
+    allowed = set().union(*(stems for stems, _ in items)) if items else set()
+    if gold.exclusive and any(found) and missing and not _extra_words(answer, question, allowed):
+        return False, f"the answer names {sum(found)} of the gold's {len(items)} items"
+    return None, ""
+
+
+_NAME_WORD: Final = re.compile(r"[A-Z][\w'\u2019-]*")
+_NAME_GLUE: Final = frozenset({"of", "the", "de", "la", "van", "von", "and", "a"})
+SHORT_NAME_WORDS: Final = 2
+
+
+def gold_name(gold: str) -> list[str] | None:
+    """The words of a gold that is a capitalised name or title of two to eight words
+    ("Whispering Falls Park", "Eternal Sunshine of the Spotless Mind"); None otherwise."""
+    words = gold.strip().rstrip(".").replace('"', " ").split()
+    if "," in gold or not 2 <= len(words) <= 8:
+        return None
+    content = [w for w in words if w.lower() not in _NAME_GLUE]
+    if len(content) < 2 or not all(_NAME_WORD.fullmatch(w) for w in content):
+        return None
+    return words
+
+
+def names_shorter_name(name: list[str], answer: str) -> bool:
+    """True when the answer writes a leading part of the name, in capitals, of at least two
+    of its words and half of them ("Eternal Sunshine" for "Eternal Sunshine of the Spotless
+    Mind"); never one word ("Iron" for "Iron Man"), nor a part from its middle."""
+    whole = _compact(" ".join(name))
+    wanted = sum(1 for w in name if w.lower() not in _NAME_GLUE)
+    run: list[str] = []
+    for word in [*re.findall(r"[\w'\u2019-]+", answer), ""]:
+        if word and (_NAME_WORD.fullmatch(word) or (run and word.lower() in _NAME_GLUE)):
+            run.append(word)
+            continue
+        named = sum(1 for w in run if w.lower() not in _NAME_GLUE)
+        if (
+            named >= SHORT_NAME_WORDS
+            and 2 * named >= wanted
+            and whole.startswith(_compact(" ".join(run)))
+        ):
+            return True
+        run = []
+    return False
+
+
+# -- the pre-judge -----------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class PreVerdict:
+    """The rules' verdict (None: undecided), why, and the gold as the LLM is to see it."""
+
+    correct: bool | None
+    reason: str
+    gold_seen: str
+
+
+def gold_for_llm(gold: str, said_on: str | None) -> str:
+    """The gold with what its time words mean beside it: "The week before 9 June 2023
+    (= 29 May 2023 to 8 June 2023)"; in a longer gold, each relative time word resolved
+    against ``said_on`` ("got it a year ago (20 May 2022)"); number words get their digits."""
+    span = resolve_gold_time(gold, said_on)
+    if span is not None:
+        spoken = span.spoken()
+        return gold if clean_dates(spoken) == clean_dates(gold) else f"{gold} (= {spoken})"
+    if said_on:
+        gold = with_said_dates(gold, said_times(gold, said_on))
+    digits = digits_for_words(gold)
+    if gold_number(gold) is not None and digits != gold.lower():
+        return f"{gold} (= {digits})"
+    return gold
+
+
+def prejudge(question: str, gold: str, answer: str, said_on: str | None = None) -> PreVerdict:
+    """The rules of the module docstring, in order; the first that decides wins."""
+    span = resolve_gold_time(gold, said_on)
+    decided = _date_rule(span, answer) if span is not None else _shape_rules(question, gold, answer)
+    correct, why = decided or _name_and_words_rules(gold, answer)
+    return PreVerdict(correct, why, gold_for_llm(gold, said_on))
+
+
+def _date_rule(span: Span, answer: str) -> Decision | None:
+    """Rule 1; once the answer's dates were read, the words rule cannot overrule them."""
+    dates = answer_dates(answer, tuple(range(span.start.year, span.end.year + 1)))
+    decided = date_verdict(span, dates)
+    return decided if decided[0] is not None or dates.spans else None
+
+
+def _shape_rules(question: str, gold: str, answer: str) -> Decision | None:
+    """Rules 2 and 3: a number gold, a list gold (an exclusive list stops here)."""
+    number = gold_number(gold)
+    if number is not None:
+        decided = number_verdict(question, number, answer)
+        if decided[0] is not None:
+            return decided
+    items = gold_items(gold)
+    if items is not None:
+        decided = list_verdict(question, items, answer)
+        if decided[0] is not None or items.exclusive:  # two of three items are not most words
+            return decided
+    return None
+
+
+def _name_and_words_rules(gold: str, answer: str) -> Decision:
+    """Rules 4 and 5, else undecided."""
+    name = gold_name(gold)
+    if name is not None and names_shorter_name(name, answer):
+        return True, "the answer gives a shorter form of the gold's name"
+    if holds_most_gold_words(answer, gold):
+        return True, "most content words and every number of the gold"
+    return None, ""
