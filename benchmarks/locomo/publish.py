@@ -4,7 +4,10 @@ Reads the run's summary (``results/locomo_<tag>.json``) and its judged answers (
 ``.jsonl`` beside it) and writes, per system, the questions of categories 1-4: judge accuracy
 and token F1 with bootstrap 95% intervals (questions resampled), the same per category,
 answering tokens and p50 seconds, with the run's command, commit, model, and what was tuned
-on and evaluated. README's table reads the judge accuracies from it.
+on and evaluated. README's table reads the judge accuracies from it. Beside it go the run's
+answers (``locomo_<conv>.answers.jsonl``: qid, system, category, answer, verdict; no LOCOMO
+question, gold answer or dialogue text, which stay in LOCOMO's file), so a published run can
+be judged again (``benchmarks.locomo.rejudge``).
 
 Usage (from the repo root):
     .venv/bin/python -m benchmarks.locomo.publish benchmarks/results/locomo_conv-43.json \\
@@ -143,6 +146,19 @@ def published(
     }
 
 
+ANSWER_FIELDS = ("qid", "system", "category", "answer", "correct")
+
+
+def answer_rows(records: Sequence[dict[str, Any]]) -> list[dict[str, Any]]:
+    """The run's answers as kept beside its summary: only ids, the answer and its verdict."""
+    return [{k: r.get(k) for k in ANSWER_FIELDS} for r in records]
+
+
+def answers_path(summary_path: Path) -> Path:
+    """Where a published summary's answers go: ``locomo_x.json`` -> ``locomo_x.answers.jsonl``."""
+    return summary_path.with_suffix(".answers.jsonl")
+
+
 def portable_command(command: str) -> str:
     """The run's command with its LOCOMO file named as LOCOMO ships it (``locomo10.json``;
     a run may read a copy holding some of its conversations, which are the same)."""
@@ -195,8 +211,12 @@ def main(argv: list[str] | None = None) -> int:
         return 2
     result = published(summary, records, args.tuned_on, args.evaluated_on, args.order)
     out = args.out or PUBLISHED / f"locomo_{summary['setup']['conversation']}.json"
+    answers = answers_path(out)
+    result["answers"] = answers.name
     out.write_text(json.dumps(result, indent=1) + "\n", encoding="utf-8")
-    print(f"published {out}")
+    rows = answer_rows(records)
+    answers.write_text("".join(json.dumps(r) + "\n" for r in rows), encoding="utf-8")
+    print(f"published {out} and its {len(rows)} answers in {answers.name}")
     return 0
 
 

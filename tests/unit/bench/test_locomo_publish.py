@@ -8,6 +8,7 @@ from pathlib import Path
 from typing import Any
 
 from benchmarks.locomo.publish import (
+    answers_path,
     bootstrap_interval,
     main,
     paired_difference,
@@ -69,3 +70,19 @@ def test_a_missing_summary_is_one_clear_error(tmp_path: Path, capsys: Any) -> No
     summary.write_text(json.dumps(SUMMARY))
     assert main([str(summary), "--tuned-on", "t", "--evaluated-on", "e"]) == 2
     assert "no answers beside" in capsys.readouterr().err
+
+
+def test_a_published_run_keeps_its_answers_without_locomo_text(tmp_path: Path) -> None:
+    summary = tmp_path / "locomo_x.json"
+    summary.write_text(json.dumps(SUMMARY))
+    judged = [{**r, "question": "When?", "gold": "7 May 2023", "answer": f"answer {i}"}
+              for i, r in enumerate(RECORDS)]  # fmt: skip
+    (tmp_path / "locomo_x.jsonl").write_text("".join(json.dumps(r) + "\n" for r in judged))
+    out = tmp_path / "published" / "locomo_conv-x.json"
+    out.parent.mkdir()
+    assert main([str(summary), "--tuned-on", "t", "--evaluated-on", "e", "--out", str(out)]) == 0
+    assert json.loads(out.read_text())["answers"] == "locomo_conv-x.answers.jsonl"
+    rows = [json.loads(line) for line in answers_path(out).read_text().splitlines()]
+    assert len(rows) == len(RECORDS)
+    assert rows[0] == {"qid": "c:q0", "system": "agent", "category": 2, "answer": "answer 0",
+                       "correct": True}  # fmt: skip
