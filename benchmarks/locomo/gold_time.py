@@ -1,10 +1,10 @@
 """Reading times in LOCOMO gold answers and in the answers judged against them.
 
 A gold that is only a time becomes one interval of days (``Span``): absolute dates in
-LOCOMO's spellings ("19 January, 2023", "3June, 2022", "April.2023", "October 13th,
-2023"), phrases anchored on a date ("The week before 9 June 2023", "two weekends before 17
-July 2023", "the first week of August 2023", "early August, 2023", "Around August 2022"),
-and relative words resolved against the day the gold's evidence turn was said ("A few years
+LOCOMO's spellings ("16 February, 2023", "8April, 2022", "March.2024", "November 3rd,
+2021"), phrases anchored on a date ("The week before 9 June 2023", "three weekends before 24
+April 2023", "the first week of August 2023", "early March, 2024", "Around November 2021"),
+and relative words resolved against the day the gold's evidence turn was said ("a few years
 ago", "last Saturday") with the library's grounder (``ground_expression``). Each span has a
 ``margin``: the days outside it that vague words ("a few", "around") leave not certainly
 wrong. ``answer_dates`` reads an answer's dates in any of these formats and says whether
@@ -146,8 +146,8 @@ _TIME_WORD: Final = re.compile(
 
 def clean_dates(text: str) -> str:
     """Lower case with the writing quirks of dates undone: ordinals ("13th"), glued words
-    ("3June", "April.2023"), stray marks and commas, misspelt or short month names next to
-    a number ("Janury", "Sept")."""
+    ("8April", "March.2024"), stray marks and commas, misspelt or short month names next to
+    a number ("Febuary", "Sept")."""
     text = text.lower().replace("\u2019", "'").replace("`", " ").replace("\u2013", "-")
     text = re.sub(r"(\d)(?:st|nd|rd|th)\b", r"\1", text)
     text = re.sub(r"(\d)([a-z])", r"\1 \2", text)
@@ -355,9 +355,9 @@ def _phrase_spans(m: re.Match[str], years: tuple[int, ...]) -> list[Span]:
 
 
 def resolve_gold_time(gold: str, said_on: str | None = None) -> Span | None:
-    """The interval a gold that is only a time denotes: absolute ("7 May 2023", "2022"), a
+    """The interval a gold that is only a time denotes: absolute ("11 April 2023", "2022"), a
     phrase anchored on a date ("The week before 9 June 2023"), or relative words resolved
-    against ``said_on``, the day its evidence turn was said ("A few years ago"); None when
+    against ``said_on``, the day its evidence turn was said ("a few years ago"); None when
     the gold is something else or its words need a day it was not given."""
     text = clean_dates(gold)
     anchor = date.fromisoformat(said_on[:10]) if said_on else None

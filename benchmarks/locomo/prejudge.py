@@ -2,7 +2,7 @@
 the LLM judge is asked only what rules cannot decide, and sees the gold's time words resolved.
 
 Hand grading showed the LLM judge marking right answers WRONG when the gold said a time in
-words ("The week before 9 June 2023", "A few years ago") and the answer gave the date, when
+words ("The week before 9 June 2023", "a few years ago") and the answer gave the date, when
 the answer wrote "2" for "two", and when it gave a shorter form of a name. The gold's time
 words are resolved against the date of the gold's evidence turn (``said_on``) with the
 library's grounder (``apexmem_neo.construction.grounding``); absolute dates and the phrases
@@ -12,31 +12,32 @@ before <date>", "the first week of <month>", "early <month>", "around <date>") a
 Verdict rules, in order (``prejudge``):
 
 1. **Dates.** When the whole gold is a time, it becomes one interval (start, end) with a
-   slack ``margin`` in days. The answer's dates are read in any format ("7 May 2023",
-   "2023-05-07", "May 7th, 2023", "May 2023", "2023", "summer 2023", "1-7 May 2023",
-   "7 May to 9 May 2023", "the week of 1 May 2023", and the gold phrases above). CORRECT when
-   an answer date lies inside the gold interval (a day inside "the week before X", a year
-   inside "a few years before 2023" = 2019-2021, a full date inside "in 2022"), or holds the
-   whole gold interval and spans at most 31 days (a month for a day of that month, a week
-   for a day in it). WRONG when every answer date lies more than ``margin`` days outside the
-   interval and the answer has no other time words left unread (a different year; a
-   different day). Anything else (a year for a day, a partly overlapping month, a single
-   day for a vague span of years such as "a few years ago", a date written in a way not
-   read here) is left to the LLM: an unread date never makes WRONG.
-2. **Numbers.** When the gold is a number with at most a unit ("two", "4 years"): CORRECT
+   slack ``margin`` in days. The answer's dates are read in any format ("11 April 2023",
+   "2023-04-11", "April 11th, 2023", "April 2023", "2023", "spring 2023", "10-16 April
+   2023", "10 April to 16 April 2023", "the week of 10 April 2023", and the gold phrases
+   above). CORRECT when an answer date lies inside the gold interval (a day inside "the week
+   before X", a year inside "a few years before 2023" = 2019-2021, a full date inside "in
+   2022"), or holds the whole gold interval and spans at most 31 days (a month for a day of
+   that month, a week for a day in it). WRONG when every answer date lies more than
+   ``margin`` days outside the interval and the answer has no other time words left unread
+   (a different year; a different day). Anything else (a year for a day, a partly
+   overlapping month, a single day for a vague span of years such as "a few years ago", a
+   date written in a way not read here) is left to the LLM: an unread date never makes
+   WRONG.
+2. **Numbers.** When the gold is a number with at most a unit ("two", "5 years"): CORRECT
    when the answer gives that number in digits or words, with the gold's unit or none;
    WRONG when it gives only other numbers and nothing beyond them, their units and the
    question's words ("3" for "two").
-3. **Lists.** When the gold lists short items ("Seattle and Chicago", "a, b, and c"):
+3. **Lists.** When the gold lists short items ("Oslo and Bergen", "a, b, and c"):
    CORRECT when the answer holds every item (each item's content words, two thirds and at
    least two of them, or its letters: LOCOMO glues words); WRONG when the items are short
    words joined by "and" (or three or more) and the answer names some, nothing of another,
-   and nothing beyond the items and the question's words ("Seattle" alone). Such a list is
+   and nothing beyond the items and the question's words ("Oslo" alone). Such a list is
    never CORRECT by the words rule (two of three items are not the answer); a list of
-   phrases ("She was happy and thankful") falls through to it.
+   phrases ("She felt calm and grateful") falls through to it.
 4. **Names.** When the gold is a capitalised name or title: CORRECT when the answer writes
-   a leading part of it of at least two words and half its words ("Eternal Sunshine" for
-   "Eternal Sunshine of the Spotless Mind"; never "Iron" for "Iron Man").
+   a leading part of it of at least two words and half its words ("Silent Rivers" for
+   "Silent Rivers of the Northern Sky"; never "Silver" for "Silver Fox").
 5. **Words.** CORRECT when the answer holds every number of the gold and all, or two thirds
    and at least two, of its content words (number words read as digits); not for lists.
 
@@ -119,9 +120,9 @@ _NUMBER = re.compile(r"\d+")
 
 def holds_most_gold_words(answer: str, gold: str) -> bool:
     """True when the answer holds every number of the gold and, of its content words, all of
-    them or at least two thirds and at least two: "my team won first place at a regionals"
-    for "Winning first place at a regionals dance competition". A number must match exactly,
-    so "20 January 2023" never passes for "19 January, 2023"; "2 kids" passes for "two kids"."""
+    them or at least two thirds and at least two: "we took second place at the city open"
+    for "Taking second place at the city chess open". A number must match exactly, so "17
+    February 2023" never passes for "16 February, 2023"; "2 kids" passes for "two kids"."""
     answer, gold = digits_for_words(answer), digits_for_words(gold)
     if not set(_NUMBER.findall(gold)) <= set(_NUMBER.findall(answer)):
         return False
@@ -159,7 +160,7 @@ def numbers_in(text: str) -> list[tuple[str, str | None]]:
 
 def gold_number(gold: str) -> tuple[str, str | None] | None:
     """(number, unit stem or None) of a gold that is only a number and a unit ("two",
-    "4 years", "about three weeks"); None otherwise."""
+    "5 years", "about three weeks"); None otherwise."""
     tokens = [t for t in _TOKENS.findall(digits_for_words(gold.strip().rstrip("."))) if t]
     tokens = [t for t in tokens if t not in _APPROX_WORDS]
     if not tokens or not tokens[0][0].isdigit() or len(tokens) > 2:
@@ -200,7 +201,7 @@ LIST_WORD_ITEM_WORDS: Final = 3
 @dataclass(frozen=True)
 class GoldList:
     """The items of a list gold; ``exclusive`` when they are short words without function
-    words, joined by "and" or three or more ("Seattle and Chicago"): only then may an answer
+    words, joined by "and" or three or more ("Oslo and Bergen"): only then may an answer
     naming some of them be WRONG, and the words rule not stand in for the list rule."""
 
     items: list[str]
@@ -230,7 +231,7 @@ def _compact(text: str) -> str:
 
 def list_verdict(question: str, gold: GoldList, answer: str) -> Decision:
     """CORRECT when every item is in the answer (its words, or its letters with the spaces
-    left out: LOCOMO glues words, "watchingmovies"); WRONG when an exclusive list's answer
+    left out: LOCOMO glues words, "playingchess"); WRONG when an exclusive list's answer
     names some items, nothing of another, and no other words; else undecided."""
     said, glued = content_stems(answer), _compact(answer)
     items = [(content_stems(i), _compact(i)) for i in gold.items]
@@ -252,7 +253,7 @@ SHORT_NAME_WORDS: Final = 2
 
 def gold_name(gold: str) -> list[str] | None:
     """The words of a gold that is a capitalised name or title of two to eight words
-    ("Whispering Falls Park", "Eternal Sunshine of the Spotless Mind"); None otherwise."""
+    ("Maple Hollow Park", "Silent Rivers of the Northern Sky"); None otherwise."""
     words = gold.strip().rstrip(".").replace('"', " ").split()
     if "," in gold or not 2 <= len(words) <= 8:
         return None
@@ -264,8 +265,8 @@ def gold_name(gold: str) -> list[str] | None:
 
 def names_shorter_name(name: list[str], answer: str) -> bool:
     """True when the answer writes a leading part of the name, in capitals, of at least two
-    of its words and half of them ("Eternal Sunshine" for "Eternal Sunshine of the Spotless
-    Mind"); never one word ("Iron" for "Iron Man"), nor a part from its middle."""
+    of its words and half of them ("Silent Rivers" for "Silent Rivers of the Northern
+    Sky"); never one word ("Silver" for "Silver Fox"), nor a part from its middle."""
     whole = _compact(" ".join(name))
     wanted = sum(1 for w in name if w.lower() not in _NAME_GLUE)
     run: list[str] = []

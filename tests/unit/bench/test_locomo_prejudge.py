@@ -22,38 +22,38 @@ def span_of(gold: str, said_on: str | None = None) -> tuple[str, str]:
 @pytest.mark.parametrize(
     ("gold", "said_on", "start", "end"),
     [
-        ("7 May 2023", None, "2023-05-07", "2023-05-07"),
-        ("19 January, 2023", None, "2023-01-19", "2023-01-19"),
-        ("February 24, 2023", None, "2023-02-24", "2023-02-24"),
-        ("The week before October 13th, 2023.", None, "2023-10-02", "2023-10-12"),
-        ("April.2023", None, "2023-04-01", "2023-04-30"),
+        ("11 April 2023", None, "2023-04-11", "2023-04-11"),
+        ("16 February, 2023", None, "2023-02-16", "2023-02-16"),
+        ("September 14, 2022", None, "2022-09-14", "2022-09-14"),
+        ("March.2024", None, "2024-03-01", "2024-03-31"),
         ("2022", None, "2022-01-01", "2022-12-31"),
-        ("In 2013", None, "2013-01-01", "2013-12-31"),
-        # "the week before" (a Friday): the calendar week before, or the seven days before
+        ("In 2017", None, "2017-01-01", "2017-12-31"),
+        # "the week before" a weekday: the calendar week before, or the seven days before
         ("The week before 9 June 2023", None, "2023-05-29", "2023-06-08"),
-        ("The week before 1 January 2023", None, "2022-12-25", "2022-12-31"),  # a Sunday
-        ("the week before 21Janury, 2022", None, "2022-01-10", "2022-01-20"),  # glued, misspelt
-        ("The sunday before 25 May 2023", None, "2023-05-21", "2023-05-21"),
-        ("The sunday before 3` July 2023", None, "2023-07-02", "2023-07-02"),
-        ("The Saturday after 3 June 2022", None, "2022-06-04", "2022-06-04"),
-        ("The weekend before 17 July 2023", None, "2023-07-15", "2023-07-16"),
-        ("two weekends before 17 July 2023", None, "2023-07-08", "2023-07-09"),
-        ("The weekend after 3June, 2022.", None, "2022-06-04", "2022-06-05"),
-        ("The week of 23 August 2023", None, "2023-08-21", "2023-08-27"),
-        ("first weekend of August 2023", None, "2023-08-05", "2023-08-06"),
+        ("The week before March 17th, 2023.", None, "2023-03-06", "2023-03-16"),
+        ("the week before 12Febuary, 2021", None, "2021-02-01", "2021-02-11"),  # glued, misspelt
+        ("The week before 5 March 2023", None, "2023-02-26", "2023-03-04"),  # a Sunday: 7 days
+        ("The sunday before 18 May 2023", None, "2023-05-14", "2023-05-14"),
+        ("The monday before 9` August 2023", None, "2023-08-07", "2023-08-07"),
+        ("The Saturday after 10 March 2022", None, "2022-03-12", "2022-03-12"),
+        ("The weekend before 24 April 2023", None, "2023-04-22", "2023-04-23"),
+        ("three weekends before 24 April 2023", None, "2023-04-08", "2023-04-09"),
+        ("The weekend after 8April, 2022.", None, "2022-04-09", "2022-04-10"),
+        ("The week of 15 November 2023", None, "2023-11-13", "2023-11-19"),
+        ("first weekend of September 2023", None, "2023-09-02", "2023-09-03"),
         ("The first week of August 2023", None, "2023-07-31", "2023-08-07"),
-        ("Two weeks before 11 August 2023", None, "2023-07-24", "2023-07-31"),
+        ("Three weeks before 20 October 2023", None, "2023-09-25", "2023-10-02"),
         ("a few days before 25 May 2023", None, "2023-05-21", "2023-05-23"),
         ("a few years before 2023", None, "2019-01-01", "2021-12-31"),
-        ("early August, 2023", None, "2023-08-01", "2023-08-10"),
-        ("The summer of 2022", None, "2022-06-01", "2022-08-31"),
-        ("Around August 2022", None, "2022-08-01", "2022-08-31"),
+        ("early March, 2024", None, "2024-03-01", "2024-03-10"),
+        ("The spring of 2021", None, "2021-03-01", "2021-05-31"),
+        ("Around November 2021", None, "2021-11-01", "2021-11-30"),
         # relative words: resolved against the day the evidence turn was said
-        ("A few years ago", "2023-02-08T09:32:00", "2019-01-01", "2021-12-31"),
-        ("10 years ago", "2023-06-27", "2013-01-01", "2013-12-31"),
+        ("a few years ago", "2024-03-10T09:32:00", "2020-01-01", "2022-12-31"),
+        ("12 years ago", "2024-03-10", "2012-01-01", "2012-12-31"),
         ("a year ago", "2023-05-20", "2022-01-01", "2022-12-31"),
         ("last Saturday", "2023-05-24", "2023-05-20", "2023-05-20"),
-        ("13 August", "2023-08-14", "2023-08-13", "2023-08-13"),
+        ("2 March", "2024-03-04", "2024-03-02", "2024-03-02"),
     ],
 )
 def test_a_gold_time_becomes_an_interval(gold: str, said_on: str, start: str, end: str) -> None:
@@ -61,15 +61,15 @@ def test_a_gold_time_becomes_an_interval(gold: str, said_on: str, start: str, en
 
 
 def test_relative_words_need_the_evidence_day_and_other_golds_are_no_time() -> None:
-    assert resolve_gold_time("A few years ago") is None
+    assert resolve_gold_time("a few years ago") is None
     assert resolve_gold_time("last Saturday") is None
-    for gold in ("Seattle", "4 years", "two weeks", "her mother", "Yes"):
+    for gold in ("Oslo", "5 years", "two weeks", "his cousin", "Yes"):
         assert resolve_gold_time(gold, "2023-05-24") is None, gold
 
 
 def test_vague_words_leave_a_margin_and_exact_ones_none() -> None:
     few = resolve_gold_time("a few days before 25 May 2023")
-    exact = resolve_gold_time("The sunday before 25 May 2023")
+    exact = resolve_gold_time("The sunday before 18 May 2023")
     assert few is not None and few.vague and few.margin > 0
     assert exact is not None and not exact.vague and exact.margin == 0
 
@@ -77,14 +77,14 @@ def test_vague_words_leave_a_margin_and_exact_ones_none() -> None:
 @pytest.mark.parametrize(
     ("answer", "start", "end"),
     [
-        ("7 May 2023", "2023-05-07", "2023-05-07"),
-        ("2023-05-07", "2023-05-07", "2023-05-07"),
-        ("She went on May 7th, 2023.", "2023-05-07", "2023-05-07"),
-        ("May 2023", "2023-05-01", "2023-05-31"),
+        ("11 April 2023", "2023-04-11", "2023-04-11"),
+        ("2023-04-11", "2023-04-11", "2023-04-11"),
+        ("She went on April 11th, 2023.", "2023-04-11", "2023-04-11"),
+        ("April 2023", "2023-04-01", "2023-04-30"),
         ("2023", "2023-01-01", "2023-12-31"),
-        ("the week of 1-7 May 2023", "2023-05-01", "2023-05-07"),
-        ("from 1 May 2023 to 7 May 2023", "2023-05-01", "2023-05-07"),
-        ("Saturday, 13th May", "2023-05-13", "2023-05-13"),  # no year: the gold's
+        ("the week of 10-16 April 2023", "2023-04-10", "2023-04-16"),
+        ("from 10 April 2023 to 16 April 2023", "2023-04-10", "2023-04-16"),
+        ("Saturday, 15th April", "2023-04-15", "2023-04-15"),  # no year: the gold's
     ],
 )
 def test_an_answer_date_is_read_in_any_format(answer: str, start: str, end: str) -> None:
@@ -93,25 +93,26 @@ def test_an_answer_date_is_read_in_any_format(answer: str, start: str, end: str)
 
 
 def test_time_words_left_unread_are_noticed() -> None:
-    assert answer_dates("7 May 2023").unread is False
-    assert answer_dates("a week before 7 May 2023").unread is False  # read as a phrase
-    assert answer_dates("7 May 2023, the day after her party").unread is True
-    assert answer_dates("07/05/2023").unread is True
+    assert answer_dates("11 April 2023").unread is False
+    assert answer_dates("a week before 11 April 2023").unread is False  # read as a phrase
+    assert answer_dates("11 April 2023, the day after her party").unread is True
+    assert answer_dates("11/04/2023").unread is True
 
 
 def test_clean_dates_undoes_locomo_spellings() -> None:
-    assert clean_dates("The week before 15April, 2022.") == "the week before 15 april 2022"
-    assert clean_dates("October 13th, 2023") == "october 13 2023"
+    assert clean_dates("The week before 22March, 2021.") == "the week before 22 march 2021"
+    assert clean_dates("November 3rd, 2021") == "november 3 2021"
 
 
 # The cases hand grading found marked WRONG though right, each now CORRECT without a call.
 RIGHT = [
     ("a year for 'a few years before <year>'", "a few years before 2023", "2020", None),
-    ("a year for 'a few years ago'", "A few years ago", "in 2020", "2023-02-08"),
+    ("a year for 'a few years ago'", "a few years ago", "in 2021", "2024-03-10"),
     ("the date a year back for 'a year ago'", "A year ago", "20 May 2022", "2023-05-20"),
-    ("the Saturday for 'Saturday after'", "The Saturday after 3 June 2022", "2022-06-04", None),
-    ("the Saturday for 'the weekend before'", "The weekend before 17 July 2023",
-     "Saturday, July 15th, 2023", None),
+    ("the Saturday for 'Saturday after'", "The Saturday after 10 March 2022", "2022-03-12",
+     None),
+    ("the Saturday for 'the weekend before'", "The weekend before 24 April 2023",
+     "Saturday, April 22nd, 2023", None),
     ("a day in 'the week before'", "The week before 9 June 2023", "2 June 2023", None),
     ("a few days back", "a few days before 25 May 2023", "22 May 2023", None),
     ("the week's dates for 'the first week of'", "The first week of August 2023",
@@ -119,16 +120,16 @@ RIGHT = [
     ("the week's dates as a range", "The first week of August 2023",
      "1 August 2023 to 7 August 2023", None),
     ("a full date for 'in <year>'", "In 2022", "March 5, 2022", None),
-    ("the same day in ISO", "19 January, 2023", "2023-01-19", None),
-    ("a month for a day of it", "7 May 2023", "May 2023", None),
-    ("a day without a year", "7 May 2023", "May 7th", None),
+    ("the same day in ISO", "16 February, 2023", "2023-02-16", None),
+    ("a month for a day of it", "11 April 2023", "April 2023", None),
+    ("a day without a year", "11 April 2023", "April 11th", None),
     ("a digit for a number word", "two", "2", None),
-    ("a number word for a digit", "4 years", "four years", None),
+    ("a number word for a digit", "5 years", "five years", None),
     ("digits inside a phrase", "two kids", "She has 2 kids.", None),
-    ("a shorter name", "Eternal Sunshine of the Spotless Mind", '"Eternal Sunshine"', None),
-    ("every list item", "Seattle and Chicago", "She went to Chicago, then Seattle.", None),
-    ("glued list items", "Writing, watchingmovies, exploringnature",
-     "writing, watching movies and exploring nature", None),
+    ("a shorter name", "Silent Rivers of the Northern Sky", '"Silent Rivers"', None),
+    ("every list item", "Oslo and Bergen", "She went to Bergen, then Oslo.", None),
+    ("glued list items", "Cooking, readingnovels, playingchess",
+     "cooking, reading novels and playing chess", None),
 ]  # fmt: skip
 
 
@@ -143,15 +144,15 @@ def test_right_answers_are_correct_without_a_call(
 
 WRONG = [
     ("a different year", "2022", "2021"),
-    ("a different day", "7 May 2023", "9 May 2023"),
-    ("a day outside the interval", "The sunday before 25 May 2023", "14 May 2023"),
-    ("the calendar week before a Sunday", "The week before 1 January 2023", "19 December 2022"),
+    ("a different day", "11 April 2023", "13 April 2023"),
+    ("a day outside the interval", "The sunday before 18 May 2023", "6 May 2023"),
+    ("the calendar week before a Sunday", "The week before 5 March 2023", "20 February 2023"),
     ("a month for another month", "June 2023", "2023-09-01"),
-    ("one of two list items", "Seattle and Chicago", "Seattle"),
-    ("two of three list items", "hiking, swimming and painting", "hiking and swimming"),
+    ("one of two list items", "Oslo and Bergen", "Oslo"),
+    ("two of three list items", "skiing, rowing and fencing", "skiing and rowing"),
     ("another number", "two", "3"),
     ("another number in words", "two weeks", "three weeks"),
-    ("the number with another unit", "4 years", "4 months"),
+    ("the number with another unit", "5 years", "5 months"),
 ]  # fmt: skip
 
 
@@ -162,17 +163,17 @@ def test_wrong_answers_stay_wrong_without_a_call(case: str, gold: str, answer: s
 
 
 UNDECIDED = [
-    ("a date not read", "7 May 2023", "07/05/2023"),
-    ("a year for a day", "7 May 2023", "2023"),
+    ("a date not read", "11 April 2023", "11/04/2023"),
+    ("a year for a day", "11 April 2023", "2023"),
     ("a month across the gold's week", "The week before 9 June 2023", "June 2023"),
     ("relative words in the answer", "The week before 9 June 2023", "last week"),
-    ("a wrong-looking date beside unread time words", "7 May 2023",
-     "9 May 2023, two days after the party"),
-    ("a list item with other words", "Seattle and Chicago", "She went to Seattle for work"),
+    ("a wrong-looking date beside unread time words", "11 April 2023",
+     "13 April 2023, two days after the party"),
+    ("a list item with other words", "Oslo and Bergen", "She went to Oslo for work"),
     ("a number among other words", "two", "She has 3 cats and a dog"),
-    ("one word of a name", "Iron Man", "Iron"),
+    ("one word of a name", "Silver Fox", "Silver"),
     ("a made-up day for a vague span of years", "a few years before 2023", "8 February 2020"),
-    ("a list of phrases", "She was happy and thankful", "happy"),
+    ("a list of phrases", "She felt calm and grateful", "calm"),
 ]  # fmt: skip
 
 
@@ -187,7 +188,7 @@ def test_the_llm_sees_the_resolved_gold() -> None:
     first = judge("When did Ana go?", "last Saturday", "20/05/2023", said_on="2023-05-24")
     assert first.correct is True and first.gold_seen == "last Saturday (= 20 May 2023)"
     assert "last Saturday (= 20 May 2023)" in lm.history[-1]["messages"][-1]["content"]
-    second = judge("When did Ana go?", "7 May 2023", "the 7th")  # an unread date: not WRONG
+    second = judge("When did Ana go?", "11 April 2023", "the 11th")  # unread: not WRONG
     assert second.correct is False and second.raw == "WRONG" and len(lm.history) == 2
 
 
@@ -195,8 +196,8 @@ def test_a_longer_gold_gets_its_relative_words_resolved_for_the_llm() -> None:
     seen = gold_for_llm("She adopted him a year ago", "2023-05-20")
     assert seen == "She adopted him a year ago (20 May 2022)"
     assert gold_for_llm("two", None) == "two (= 2)"
-    assert gold_for_llm("19 January, 2023", None) == "19 January, 2023"  # nothing to add
-    assert gold_for_llm("The sunday before 25 May 2023", None).endswith("(= 21 May 2023)")
+    assert gold_for_llm("16 February, 2023", None) == "16 February, 2023"  # nothing to add
+    assert gold_for_llm("The sunday before 18 May 2023", None).endswith("(= 14 May 2023)")
 
 
 def test_the_rules_say_why() -> None:

@@ -75,7 +75,7 @@ def test_a_missing_summary_is_one_clear_error(tmp_path: Path, capsys: Any) -> No
 def test_a_published_run_keeps_its_answers_without_locomo_text(tmp_path: Path) -> None:
     summary = tmp_path / "locomo_x.json"
     summary.write_text(json.dumps(SUMMARY))
-    judged = [{**r, "question": "When?", "gold": "7 May 2023", "answer": f"answer {i}"}
+    judged = [{**r, "question": "When?", "gold": "11 April 2023", "answer": f"answer {i}"}
               for i, r in enumerate(RECORDS)]  # fmt: skip
     (tmp_path / "locomo_x.jsonl").write_text("".join(json.dumps(r) + "\n" for r in judged))
     out = tmp_path / "published" / "locomo_conv-x.json"
