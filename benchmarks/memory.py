@@ -70,7 +70,8 @@ def open_memory(store: StoreName, db: Path, namespace: str, lm: Any = None) -> I
         yield memory
 
 
-def _progress(report: TurnReport, stats: RunStats) -> None:
+def print_progress(report: TurnReport, stats: RunStats) -> None:
+    """One line per ingested turn: its status, facts, LLM calls and the wall time so far."""
     print(
         f"  ingest {stats.processed}/{stats.turns_total - stats.turns_skipped} {report.status} "
         f"facts={report.facts} llm_calls={report.llm_calls} ({stats.wall_seconds:.0f} s)",
@@ -88,7 +89,9 @@ def extraction_lm(lm: Any) -> Any:
 def ingest(memory: Memory, turns: Sequence[TurnInput], lm: Any, source: str) -> RunStats:
     """Extract the turns with ``lm`` (done turns are skipped), then index the whole graph."""
     memory.lm = extraction_lm(lm)
-    added = memory.ingest_turns(turns, source=source, config=PipelineConfig(), on_turn=_progress)
+    added = memory.ingest_turns(
+        turns, source=source, config=PipelineConfig(), on_turn=print_progress
+    )
     memory.index(optimize=False)
     assert added.run is not None
     return added.run

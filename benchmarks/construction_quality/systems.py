@@ -13,12 +13,11 @@ from pathlib import Path
 from typing import Any, Protocol
 
 from apexmem_neo import Memory
-from apexmem_neo.construction.pipeline import RunStats, TurnReport
 from apexmem_neo.memory import NothingToForgetError, UnknownEntityError
 from benchmarks.construction_quality.questions import Read
 from benchmarks.construction_quality.scoring import FactRow, ReadResult
 from benchmarks.construction_quality.truth import Conversation, DataSet, Question
-from benchmarks.memory import construction_cost
+from benchmarks.memory import construction_cost, print_progress
 
 FACTS_SQL = (
     "SELECT f.fact_id, e.name, f.property, f.value_json, f.t_from, f.t_to, t.text "
@@ -43,14 +42,6 @@ class System(Protocol):
     def read(self, conv: Conversation, read: Read, prop: str | None, style: str) -> ReadResult: ...
 
     def close(self) -> None: ...
-
-
-def _progress(report: TurnReport, stats: RunStats) -> None:
-    print(
-        f"  ingest {stats.processed}/{stats.turns_total - stats.turns_skipped} {report.status} "
-        f"facts={report.facts} llm_calls={report.llm_calls} ({stats.wall_seconds:.0f} s)",
-        flush=True,
-    )
 
 
 def _decode(raw: Any) -> Any:
@@ -83,7 +74,7 @@ class ApexMem:
     def ingest(self, data: DataSet, jsonl: Path) -> dict[str, Any]:
         """Ingest the set (turns already done are skipped), then the cost of every
         construction run this store's checkpoint holds."""
-        self.memory.ingest_file(jsonl, on_turn=_progress)
+        self.memory.ingest_file(jsonl, on_turn=print_progress)
         cost = construction_cost(self.memory.checkpoint)
         turns = cost["turns"] or 1.0
         return {
