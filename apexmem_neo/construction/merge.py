@@ -12,6 +12,7 @@ the turn text so every span points into it.
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Final
 
@@ -32,6 +33,16 @@ from apexmem_neo.construction.candidates import (
     to_snake_case,
 )
 from apexmem_neo.construction.checkpoint import DecisionRecord
+from apexmem_neo.construction.faithful import (
+    addressed,
+    is_correction,
+    mentions,
+    negated,
+    relation_value,
+    third_party_owner,
+    third_person,
+    value_said,
+)
 from apexmem_neo.construction.grounding import GroundedTime, find_expression, ground_time
 from apexmem_neo.construction.job_facts import organisation_test, repair_job_facts
 from apexmem_neo.construction.loaders import TurnInput
@@ -52,6 +63,10 @@ from apexmem_neo.ontology import (
 )
 from apexmem_neo.ontology.ids import DEFAULT_SCOPE, normalize_text
 from apexmem_neo.ontology.lexicon import canonical_property_name, common_property
+from apexmem_neo.store.protocol import FactRecord
+
+HeldFacts = Callable[[str], list[FactRecord]]
+"""Every fact memory holds about an entity id, in time order (the turns already merged)."""
 
 MERGE_THRESHOLD: Final = 0.75
 SPEAKER_WORDS: Final = frozenset({"i", "me", "my", "myself", "mine", "we", "us", "our", "speaker"})
@@ -64,6 +79,11 @@ SPEECH_ACTS: Final = frozenset(
 )  # fmt: skip
 """Properties naming the act of speaking, not the subject: on LOCOMO the local model stored
 "Hey Gina!" as ``greeting`` and "Thanks!" as ``thank_you``, noise that crowds search."""
+_SHARING_ACT: Final = re.compile(
+    r"^(shared?|sharing|sends?|sent|showed|shows?)_|photo|picture|image"
+)
+"""Properties naming the act of sharing a photo ("shared_photo", "shared_memory"): the photo
+caption a chat app adds is not something the speaker said about anyone."""
 NO_VALUE: Final = frozenset({"", "none", "null", "n/a", "unknown"})
 """Values that say there is no value (the model wrote ``job_loss = "None"``)."""
 _FIRST_PERSON: Final = re.compile(
@@ -230,7 +250,7 @@ class Resolver:
                 rationale=synonym + settled.rationale,
             )
         else:
-            chosen_name = self._ask_property(turn_id, fact, snake, [c.key for c in candidates])
+            chosen_name = self.ask_property(turn_id, fact, snake, [c.key for c in candidates])
         if chosen_name is not None:
             return self._with_enum_value(self.properties.properties[chosen_name], fact)
         dtype = _new_property_dtype(snake, fact)
@@ -240,10 +260,12 @@ class Resolver:
         self.changed_properties[snake] = prop
         return prop
 
-    def _ask_property(
+    def ask_property(
         self, turn_id: str, fact: ExtractedFact, snake: str, names: list[str]
     ) -> str | None:
-        if self.runner is None:
+        """The LLM's choice among the known property ``names`` for ``snake`` (None: new)."""
+        names = [n for n in names if n in self.properties.properties]
+        if self.runner is None or not names:
             return None
         pairs = [(n, self.properties.properties[n].dtype.value) for n in names]
         example = f"{fact.subject} | {snake} | {fact.value}"
@@ -318,8 +340,14 @@ class TurnMerge:
 
     item: TurnInput
     resolver: Resolver
+    held: HeldFacts | None = None
+    """Memory's facts about an entity: lets a changed value find the property that holds the
+    earlier one and a correction find what it corrects (None: the turn is judged alone)."""
     dropped: int = 0
     _memo: dict[str, Entity | None] = field(default_factory=dict)
+    _stated: dict[tuple[str, str], set[str]] = field(default_factory=dict)
+    _people: set[str] = field(default_factory=set)
+    """Subjects the rules found to be people (a relative named in the turn)."""
 
     def build(self, extraction: ExtractedEvent | None) -> GraphBatch:
         item, turn = self.item, self.item.turn()
@@ -344,6 +372,7 @@ class TurnMerge:
         batch.evidence.append(whole)
         batch.events.append(event)
         batch.participants.extend(people.values())
+        self._stated = _stated_values(extraction.facts, self.item.speaker)
         for fact in extraction.facts:
             self._add_fact(batch, fact, event, when)
         used = {p.entity_id for p in batch.participants} | {f.entity_id for f in batch.facts}
@@ -400,25 +429,58 @@ class TurnMerge:
             )
         return repaired
 
-    def _subject_name(self, fact: ExtractedFact) -> str:
-        """The fact's subject, or the speaker when the model made the value its own subject.
+    def _subject_name(self, fact: ExtractedFact) -> str | None:
+        """The person or thing the fact is about, as the turn's own words allow, or None.
 
-        A small model turns "I live in Denver" into ``Denver.location = Denver``: a subject
-        equal to its value, said in the first person, is the speaker's attribute.
+        A small model files facts on whoever is in view: the value as its own subject ("I
+        live in Denver" -> ``Denver.location``), the listener for the speaker's own news,
+        someone from earlier turns the turn does not name, or the speaker for a relative's
+        news ("my sister Maya moved to Boston"). Each rewrite is recorded as a decision.
         """
-        own_value = normalize_text(fact.subject) == normalize_text(str(fact.value))
-        if not own_value or self.item.speaker == WORLD or not _FIRST_PERSON.search(self.item.text):
+        speaker, listener, text = self.item.speaker, self.item.listener, self.item.text
+        if speaker == WORLD:
             return fact.subject
-        self.resolver.record(
-            self.item.turn().turn_id,
-            "subject",
-            f"{fact.subject}.{fact.property}",
-            "choose_existing",
-            chosen=self.item.speaker,
-            via="rule",
-            rationale="subject equals its value in a first-person statement: the speaker's",
+        folded = normalize_text(fact.subject)
+        is_speaker = folded in SPEAKER_WORDS or folded == normalize_text(speaker)
+        is_listener = folded in LISTENER_WORDS or bool(
+            listener and folded == normalize_text(listener)
         )
-        return self.item.speaker
+        own_value = normalize_text(fact.subject) == normalize_text(str(fact.value))
+        if own_value and _FIRST_PERSON.search(text):
+            return self._rewrite_subject(fact, speaker, "subject equals its value")
+        if is_speaker:
+            owner = third_party_owner(text, speaker, listener)
+            if owner is not None and not relation_value(fact.value, text):
+                self._people.add(owner)
+                return self._rewrite_subject(fact, owner, "a relative's news told without 'I'")
+            return fact.subject
+        if is_listener:
+            if addressed(text, listener):
+                return fact.subject
+            return self._unnamed_subject(fact, "the turn does not speak to the listener")
+        if mentions(text, fact.subject) or third_person(text):
+            return fact.subject
+        return self._unnamed_subject(fact, "the turn does not name the subject")
+
+    def _unnamed_subject(self, fact: ExtractedFact, why: str) -> str | None:
+        """A subject the turn does not speak of: the speaker's when they speak of themself."""
+        if _FIRST_PERSON.search(self.item.text):
+            return self._rewrite_subject(fact, self.item.speaker, why + "; a first-person turn")
+        self._drop(fact, why)
+        return None
+
+    def _rewrite_subject(self, fact: ExtractedFact, subject: str, why: str) -> str:
+        if normalize_text(subject) != normalize_text(fact.subject):
+            self.resolver.record(
+                self.item.turn().turn_id,
+                "subject",
+                f"{fact.subject}.{fact.property}",
+                "choose_existing",
+                chosen=subject,
+                via="rule",
+                rationale=why,
+            )
+        return subject
 
     def _subject_type(self, subject: str, extraction_types: dict[str, EntityType]) -> EntityType:
         return extraction_types.get(normalize_text(subject), EntityType.CONCEPT)
@@ -434,12 +496,23 @@ class TurnMerge:
         types = {
             normalize_text(p.name): p.entity_type for p in _participants_of(batch, self.resolver)
         }
+        unsaid = self._unfaithful(fact)
+        if unsaid is not None:
+            self._drop(fact, unsaid)
+            return
         name = self._subject_name(fact)
-        subject = self._resolve(name, self._subject_type(name, types), Role.MENTIONED)
+        if name is None:
+            return
+        kind = EntityType.PERSON if name in self._people else self._subject_type(name, types)
+        subject = self._resolve(name, kind, Role.MENTIONED)
         if subject is None:
             self._drop(fact, "subject is not an entity")
             return
-        prop = self.resolver.property(turn.turn_id, fact)
+        held = self._held_by_property(subject.entity_id)
+        prop = self._entity_property(self.resolver.property(turn.turn_id, fact), fact, held)
+        if self._restates_left_value(fact, prop.name, held.get(prop.name, [])):
+            self._drop(fact, "the value this turn's change leaves, said again")
+            return
         value, dtype = _typed_value(fact, prop, turn.anchor_datetime)
         span = locate_evidence(fact.evidence, turn.text)
         start, end = span if span is not None else (0, len(turn.text))
@@ -447,6 +520,7 @@ class TurnMerge:
             text=turn.text[start:end], turn_id=turn.turn_id, span_start=start, span_end=end
         )
         t_from, t_to = self._interval(fact, when, turn.anchor_datetime, turn.text[start:end])
+        t_from = self._corrected_start(fact, prop.name, held.get(prop.name, []), t_from)
         try:
             row = Fact(
                 entity_id=subject.entity_id,
@@ -466,6 +540,94 @@ class TurnMerge:
         if evidence.evidence_id not in {e.evidence_id for e in batch.evidence}:
             batch.evidence.append(evidence)
         batch.facts.append(row)
+
+    def _unfaithful(self, fact: ExtractedFact) -> str | None:
+        """Why the turn does not state the fact (its value unsaid, or denied), or None."""
+        text = self.item.text
+        if isinstance(fact.value, str) and infer_dtype(fact.value) in (DType.DATE, DType.DATETIME):
+            return None  # an ISO date the model grounded itself: its time words are checked
+        if not value_said(fact.value, text, to_snake_case(fact.property)):
+            return f"the value {fact.value!r} is not said in this turn"
+        if negated(fact.value, text):
+            return f"the value {fact.value!r} is denied or left in this turn"
+        return None
+
+    def _held_by_property(self, entity_id: str) -> dict[str, list[FactRecord]]:
+        held: dict[str, list[FactRecord]] = {}
+        for record in self.held(entity_id) if self.held is not None else []:
+            held.setdefault(record.property, []).append(record)
+        return held
+
+    def _entity_property(
+        self, prop: Property, fact: ExtractedFact, held: dict[str, list[FactRecord]]
+    ) -> Property:
+        """The property of this entity that already holds the concept ``prop`` names.
+
+        A name memory's lexicon does not know (``car_make``, ``rental_location``) joins the
+        entity's property that holds the same value already; one that shares a word with an
+        entity's property is put to the LLM (ResolveProperty) with that entity's properties
+        as the candidates. Lexicon names are trusted as they are (``hometown`` and
+        ``lives_in`` may hold one city).
+        """
+        if not held or prop.name in held or common_property(prop.name) is not None:
+            return prop
+        turn_id = self.item.turn().turn_id
+        same_value = [q for q, records in held.items() if _holds_value(records, fact.value)]
+        if len(same_value) == 1:
+            chosen = same_value[0]
+            self.resolver.record(
+                turn_id,
+                "property",
+                fact.property,
+                "choose_existing",
+                chosen=chosen,
+                via="rule",
+                rationale=f"this entity holds the same value under {chosen!r}",
+            )
+            return self._known(chosen, prop)
+        related = [q for q in sorted(held) if _shares_word(q, prop.name)]
+        if not related:
+            return prop
+        chosen_name = self.resolver.ask_property(turn_id, fact, prop.name, related)
+        return prop if chosen_name is None else self._known(chosen_name, prop)
+
+    def _known(self, name: str, fallback: Property) -> Property:
+        return self.resolver.properties.properties.get(name, fallback)
+
+    def _restates_left_value(
+        self, fact: ExtractedFact, prop_name: str, records: list[FactRecord]
+    ) -> bool:
+        """Whether the fact says the entity's current value again in a turn that gives the
+        same property a new value ("I packed up in Omaha and settled in Raleigh")."""
+        if not records or not _holds_value(records[-1:], fact.value):
+            return False
+        key = (_subject_key(fact.subject, self.item.speaker), stored_property_name(fact.property))
+        return len(self._stated.get(key, set())) > 1
+
+    def _corrected_start(
+        self, fact: ExtractedFact, prop_name: str, records: list[FactRecord], t_from: str
+    ) -> str:
+        """A correction ("I misspoke: it's Y, not X") replaces X from X's own start: Y takes
+        X's t_from, so every read after that time gives Y and X never holds again."""
+        if not records:
+            return t_from
+        last = records[-1]
+        value_said_before = normalize_text(str(last.value)) != normalize_text(str(fact.value))
+        text = self.item.text
+        if not value_said_before or not value_said(last.value, text, prop_name):
+            return t_from
+        if not is_correction(text, last.value):
+            return t_from
+        self.resolver.record(
+            self.item.turn().turn_id,
+            "time",
+            f"{fact.subject}.{prop_name}",
+            "choose_existing",
+            chosen=last.t_from,
+            via="correction",
+            rationale=f"corrects {last.value!r}: the new value holds from its start",
+        )
+        return last.t_from
 
     def _interval(
         self, fact: ExtractedFact, when: GroundedTime, anchor: str, quote: str
@@ -508,7 +670,8 @@ class TurnMerge:
 
 def _noise(fact: ExtractedFact) -> str | None:
     """Why a fact holds nothing to remember (a speech act or an empty value), or None."""
-    if stored_property_name(fact.property) in SPEECH_ACTS:
+    name = stored_property_name(fact.property)
+    if name in SPEECH_ACTS or _SHARING_ACT.search(name):
         return f"{fact.property!r} is a speech act, not a property of {fact.subject!r}"
     if isinstance(fact.value, str) and normalize_text(fact.value) in NO_VALUE:
         return f"the value {fact.value!r} says there is no value"
@@ -542,3 +705,26 @@ def _typed_value(fact: ExtractedFact, prop: Property, anchor: str) -> tuple[obje
         if value is not None and dtype == prop.dtype:
             return value, dtype
     return str(fact.value), DType.STR
+
+
+def _stated_values(facts: list[ExtractedFact], speaker: str) -> dict[tuple[str, str], set[str]]:
+    """The values a turn gives each (subject, property name); the speaker's key is "*"."""
+    stated: dict[tuple[str, str], set[str]] = {}
+    for fact in facts:
+        key = (_subject_key(fact.subject, speaker), stored_property_name(fact.property))
+        stated.setdefault(key, set()).add(normalize_text(str(fact.value)))
+    return stated
+
+
+def _subject_key(subject: str, speaker: str) -> str:
+    folded = normalize_text(subject)
+    return "*" if folded in SPEAKER_WORDS or folded == normalize_text(speaker) else folded
+
+
+def _holds_value(records: list[FactRecord], value: object) -> bool:
+    wanted = normalize_text(str(value))
+    return any(normalize_text(str(r.value)) == wanted for r in records)
+
+
+def _shares_word(a: str, b: str) -> bool:
+    return bool(set(a.split("_")) & set(b.split("_")) - {"of", "the", "a", "is", "has"})

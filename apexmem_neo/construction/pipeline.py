@@ -40,7 +40,9 @@ from apexmem_neo.llm.extract_event import ExtractedEvent, ExtractEvent
 from apexmem_neo.ontology import GraphBatch
 from apexmem_neo.ontology.lexicon import offered_properties
 from apexmem_neo.search.protocol import Embedder
-from apexmem_neo.store.protocol import GraphStore
+from apexmem_neo.store.protocol import FactRecord, GraphStore
+
+EARLIEST, LATEST = "0001-01-01T00:00:00", "9999-12-31T23:59:59"
 
 
 class PipelineConfig(BaseModel):
@@ -248,7 +250,7 @@ class ConstructionPipeline:
     ) -> None:
         turn_id = item.turn().turn_id
         resolver.start_turn()
-        merge = TurnMerge(item, resolver)
+        merge = TurnMerge(item, resolver, held=self._held)
         extraction = result.value if result is not None else None
         batch = merge.build(extraction)
         calls = (result.calls if result is not None else 0) + resolver.llm_calls
@@ -309,6 +311,11 @@ class ConstructionPipeline:
             )
         else:
             self.checkpoint.mark_done(turn_id)
+
+    def _held(self, entity_id: str) -> list[FactRecord]:
+        """Every fact the store holds about ``entity_id`` (turns merge in order, so this is
+        what the turns before the one merging said)."""
+        return self.store.facts_between(entity_id, EARLIEST, LATEST)
 
     def _written(self, batch: GraphBatch) -> None:
         if self.on_batch is not None:

@@ -68,7 +68,13 @@ COMMON_PROPERTIES: Final[tuple[CommonProperty, ...]] = (
     CommonProperty(
         "car", DType.STR, "the car someone drives or owns",
         ("drives", "drives_car", "vehicle", "owns_car", "car_model", "current_car",
-         "bought_car", "new_car", "car_owned"),
+         "bought_car", "new_car", "car_owned", "car_make", "car_brand", "car_name"),
+    ),
+    CommonProperty(
+        "favourite_restaurant", DType.STR, "the restaurant someone likes best",
+        ("restaurant", "favourite_place_to_eat", "favourite_eatery", "go_to_restaurant",
+         "preferred_restaurant", "favourite_spot_to_eat", "favourite_dining_spot",
+         "usual_restaurant", "best_restaurant"),
     ),
     CommonProperty("pet", DType.STR, "an animal someone keeps", ("pets", "owns_pet")),
     CommonProperty("age", DType.INT, "age in years", ("years_old", "age_years")),

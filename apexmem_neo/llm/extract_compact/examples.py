@@ -28,11 +28,12 @@ def _demo(
     anchor: str,
     event: str,
     facts: list[CompactFact],
+    context: str = "(start of conversation)",
 ) -> dspy.Example:
     return dspy.Example(
         known_properties=KNOWN,
         anchor=anchor,
-        context="(start of conversation)",
+        context=context,
         speaker=speaker,
         listener=listener or "(none)",
         text=text,
@@ -104,11 +105,37 @@ PREFERENCE = _demo(
     [_f("Mia", "favourite_cafe", "Blue Lagoon")],
 )  # fmt: skip
 
+# A relative's news: the facts are the relative's, not the speaker's.
+RELATIVE_NEWS = _demo(
+    "Ravi", "Ines", "My cousin Lena got a job at Northwind and moved to Leeds in March.",
+    "2024-06-03T18:30:00 (Monday)", "relative_moved",
+    [
+        _f("Lena", "employer", "Northwind", "in March"),
+        _f("Lena", "lives_in", "Leeds", "in March"),
+    ],
+)  # fmt: skip
+
+# A correction: only the corrected value, under the property the earlier value had.
+CORRECTION = _demo(
+    "Mia", "Leo", "Sorry, wrong city: it's Braga, not Porto.",
+    "2024-04-02T10:05:00 (Tuesday)", "corrected_statement",
+    [_f("Mia", "lives_in", "Braga")],
+    context="Mia: I moved to Porto last summer.",
+)  # fmt: skip
+
+# A reply that only reacts: values from the previous turns are not repeated.
+REACTION = _demo(
+    "Ines", "Ravi", "Oh nice, congrats to her!",
+    "2024-06-03T18:31:00 (Monday)", "reaction", [],
+    context="Ravi: My cousin Lena got a job at Northwind and moved to Leeds in March.",
+)  # fmt: skip
+
 GREETING = _demo(
     "Lena", "Tom", "Hey Tom, good to see you! How have you been?",
     "2023-10-10T09:00:00 (Tuesday)", "greeting", [],
 )  # fmt: skip
 
 DEMOS: list[dspy.Example] = [
-    MARATHON, TIRED_PARENT, SNOW, WEDDING, MOVE, NEW_JOB, PREFERENCE, GREETING,
+    MARATHON, TIRED_PARENT, SNOW, WEDDING, MOVE, NEW_JOB, PREFERENCE, RELATIVE_NEWS,
+    CORRECTION, REACTION, GREETING,
 ]  # fmt: skip

@@ -12,6 +12,7 @@ from apexmem_neo.construction.compact import as_extracted, sentence_holding, sen
 from apexmem_neo.construction.loaders import TurnInput
 from apexmem_neo.construction.pipeline import ConstructionPipeline, PipelineConfig
 from apexmem_neo.llm.extract_compact import CompactEvent, CompactFact, ExtractCompact
+from apexmem_neo.llm.extract_compact.examples import DEMOS
 from apexmem_neo.ontology import EntityType
 from apexmem_neo.ontology.ids import entity_id
 from apexmem_neo.store.sqlite import SQLiteGraphStore
@@ -157,4 +158,4 @@ def test_the_prompt_puts_slow_changing_fields_first() -> None:
     assert order == sorted(order)
     assert "(start of conversation)" in prompt
     demos = [m["content"] for m in lm.history[-1]["messages"] if m["role"] == "assistant"]
-    assert len(demos) == 8 and all("dtype" not in d and "t_from" not in d for d in demos)
+    assert len(demos) == len(DEMOS) and all("dtype" not in d and "t_from" not in d for d in demos)

@@ -1,0 +1,220 @@
+"""Rules that keep a turn's facts faithful to what the turn says, without another LLM call.
+
+A small extraction model copies values from the previous turns, files a mentioned person's
+news on the speaker, re-asserts a value the speaker just denied, and calls one concept by
+several property names. These checks read only the turn's own words (and, for changes, what
+memory already holds), so they cost no LLM call:
+
+* ``value_said``: a fact's value is said in its turn (every content word, allowing small
+  inflections), not only in its context or nowhere;
+* ``negated``: the value sits in a denial ("not X", "X isn't ... anymore", "I sold X");
+* ``is_correction``: the turn takes back an earlier value ("I misspoke", "Y, not X");
+* ``third_party_owner``: a turn about a named relative or friend ("my sister Maya moved")
+  with no first-person "I" in it is about that person, not the speaker;
+* ``addressed``: whether the turn speaks to or about the listener at all.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable
+from typing import Final
+
+from rapidfuzz import fuzz
+
+from apexmem_neo.ontology.ids import normalize_text
+
+STOPWORDS: Final = frozenset(
+    "a an the of in on at to for and or with by from my your his her their our its is are "
+    "was were be been it this that these those some any very really just".split()
+)
+NUMBER_WORDS: Final = {
+    "zero": 0, "one": 1, "two": 2, "three": 3, "four": 4, "five": 5, "six": 6, "seven": 7,
+    "eight": 8, "nine": 9, "ten": 10, "eleven": 11, "twelve": 12, "twins": 2, "twin": 2,
+    "a couple": 2, "both": 2, "single": 1, "only": 1, "triplets": 3,
+}  # fmt: skip
+PROPERTY_FILLER: Final = frozenset({"has", "is", "have", "number", "num", "count", "of", "did"})
+WORD_MATCH: Final = 85
+"""rapidfuzz ratio (0-100) from which a value's word counts as one of the turn's words."""
+STEM: Final = 4
+"""Words sharing their first letters up to this many (and the shorter whole) are one word
+for ``value_said``: "nurse" is said in "nursing", "foods" in "food"."""
+
+_WORD = re.compile(r"[\w'-]+", re.UNICODE)
+_FIRST_PERSON_SUBJECT: Final = re.compile(r"\b(i|i'm|i've|i'd|i'll|me|myself|im)\b", re.IGNORECASE)
+_SECOND_PERSON: Final = re.compile(r"\b(you|your|yours|yourself|you're|you've|u)\b", re.I)
+_THIRD_PERSON: Final = re.compile(r"\b(he|she|they|him|her|them|his|hers|their)\b", re.I)
+RELATIONS: Final = (
+    "sister|brother|mom|mother|mum|dad|father|son|daughter|wife|husband|partner|"
+    "boyfriend|girlfriend|fiance|fiancee|friend|best friend|cousin|aunt|uncle|niece|nephew|"
+    "grandma|grandmother|grandpa|grandfather|neighbour|neighbor|colleague|coworker|"
+    "co-worker|boss|roommate|flatmate|kid|child|sibling|in-law|mate|buddy|pal|teammate"
+)
+_RELATIVE_NAMED: Final = re.compile(
+    r"\b(?:[Mm]y|[Oo]ur)\s+(?:(?:older|younger|little|big|best|old|new)\s+)?"
+    rf"(?:{RELATIONS})s?,?\s+([A-Z][\w'-]+(?:\s+[A-Z][\w'-]+)?)"
+)
+_NEGATION_CUES: Final = re.compile(
+    r"\b(not|no longer|anymore|any more|never again|isn't|aren't|wasn't|weren't|don't|"
+    r"doesn't|didn't|won't|can't|quit|quitting|sold|selling|left|leaving|gave up|give up|"
+    r"stopped|stop|dropped|ditched|got rid of|moved out of|moved away from|former|ex|"
+    r"used to|gone|no more|done with|over)\b",
+    re.IGNORECASE,
+)
+_CORRECTION_CUES: Final = re.compile(
+    r"\b(misspoke|mis-spoke|misspoken|i meant|i mean|correction|actually|my mistake|"
+    r"my bad|i was wrong|wrong|mixed (?:it|them) up|mixing (?:it|them) up|typo|"
+    r"scratch that|rather|to be precise|i should say)\b",
+    re.IGNORECASE,
+)
+_ENDED_STATE: Final = re.compile(r"\b(anymore|any more|no longer|used to|former|gone)\b", re.I)
+_NEGATION_WINDOW: Final = 40
+"""How many characters around a value a denial's cue may sit."""
+
+
+def words(text: str) -> list[str]:
+    """The turn's words, case-folded, apostrophes kept ("isn't")."""
+    return [w.strip("'-") for w in _WORD.findall(normalize_text(text).replace("\u2019", "'"))]
+
+
+def content_words(text: str) -> list[str]:
+    return [w for w in words(text) if w and w not in STOPWORDS]
+
+
+def _same_word(a: str, b: str) -> bool:
+    if a == b:
+        return True
+    if a.isdigit() or b.isdigit():
+        return False
+    short, long_ = sorted((a, b), key=len)
+    if len(short) >= STEM and long_.startswith(short[: max(STEM, len(short) - 2)]):
+        return True
+    return len(short) >= 5 and fuzz.ratio(a, b) >= WORD_MATCH
+
+
+def _said_word(word: str, turn_words: Iterable[str]) -> bool:
+    return any(_same_word(word, w) for w in turn_words)
+
+
+def value_said(value: object, text: str, property_name: str = "") -> bool:
+    """Whether ``value`` is said in ``text``: every content word of a text value, the number
+    (digits or words) of a numeric value, and for a yes/no value one word of its property
+    ("has_children" needs "children" or "kids"-like words said)."""
+    turn_words = content_words(text) + [w for w in words(text) if w.isdigit()]
+    if isinstance(value, bool):
+        needed = [w for w in property_name.split("_") if w and w not in PROPERTY_FILLER]
+        return bool(needed) and any(_said_word(w, turn_words) for w in needed)
+    if isinstance(value, int | float):
+        return _number_said(value, text)
+    wanted = content_words(str(value))
+    if not wanted:
+        return bool(str(value).strip()) and normalize_text(str(value)) in normalize_text(text)
+    return all(_said_word(w, turn_words) for w in wanted)
+
+
+def _number_said(value: float, text: str) -> bool:
+    folded = normalize_text(text)
+    number = int(value) if float(value).is_integer() else value
+    if re.search(rf"(?<![\d.]){re.escape(str(number))}(?![\d])", folded):
+        return True
+    return any(
+        n == number and re.search(rf"\b{re.escape(w)}\b", folded) for w, n in NUMBER_WORDS.items()
+    )
+
+
+def _value_spans(value: str, text: str) -> list[tuple[int, int]]:
+    """Where ``value`` is said in ``text`` (case-insensitive; exact first, else fuzzy)."""
+    folded, wanted = text.casefold(), value.casefold().strip()
+    if not wanted:
+        return []
+    spans = [(m.start(), m.end()) for m in re.finditer(re.escape(wanted), folded)]
+    if spans:
+        return spans
+    found = fuzz.partial_ratio_alignment(wanted, folded, score_cutoff=WORD_MATCH)
+    return [] if found is None else [(found.dest_start, found.dest_end)]
+
+
+def _clause(text: str, start: int, end: int) -> str:
+    """The clause around ``[start, end)``: bounded by sentence ends, semicolons and "but"/
+    "and now"-style turns of a sentence, never wider than the negation window."""
+    left = max(0, start - _NEGATION_WINDOW)
+    right = min(len(text), end + _NEGATION_WINDOW)
+    before, after = text[left:start], text[end:right]
+    cuts = (".", ";", "!", "?", ":", ",", " but ", " and ")
+    cut = max((before.rfind(c) for c in cuts), default=-1)
+    if cut >= 0:
+        before = before[cut + 1 :]
+    found = (after.find(c) for c in (".", ";", "!", "?", ",", " but ", " and "))
+    stops = [i for i in found if i >= 0]
+    if stops:
+        after = after[: min(stops)]
+    return before + text[start:end] + after
+
+
+def negated(value: object, text: str) -> bool:
+    """Whether every place ``text`` says ``value`` is in a denial or a leaving ("I don't live
+    in X anymore", "X isn't my favourite", "I sold the X", "it's Y, not X")."""
+    if isinstance(value, bool | int | float):
+        return False
+    spans = _value_spans(str(value), text)
+    if not spans:
+        return False
+    return all(_NEGATION_CUES.search(_clause(text, s, e)) for s, e in spans)
+
+
+def is_correction(text: str, old_value: object) -> bool:
+    """Whether ``text`` takes ``old_value`` back as a mistake rather than as a change: a
+    correction cue ("I misspoke", "actually") or "not X" said without "anymore" / "no
+    longer" (which would make it a change that ended X)."""
+    if _CORRECTION_CUES.search(text):
+        return True
+    old = re.escape(str(old_value).casefold().strip())
+    said_not = re.search(rf"\bnot\s+(?:the\s+|a\s+|an\s+)?{old}\b", text.casefold())
+    return bool(said_not) and not _ENDED_STATE.search(text)
+
+
+def ends_state(text: str) -> bool:
+    """Whether ``text`` says something stopped holding ("anymore", "no longer", "gone")."""
+    return bool(_ENDED_STATE.search(text))
+
+
+def first_person(text: str) -> bool:
+    """Whether the speaker speaks of themself as a subject ("I", "I'm", "me")."""
+    return bool(_FIRST_PERSON_SUBJECT.search(text))
+
+
+def third_person(text: str) -> bool:
+    return bool(_THIRD_PERSON.search(text))
+
+
+def mentions(text: str, name: str) -> bool:
+    """Whether ``text`` names ``name`` (its whole name or its first name)."""
+    folded = normalize_text(text)
+    full = normalize_text(name)
+    if not full:
+        return False
+    first = full.split(" ")[0]
+    return any(re.search(rf"\b{re.escape(n)}\b", folded) for n in {full, first} if len(n) > 1)
+
+
+def addressed(text: str, listener: str | None) -> bool:
+    """Whether the turn speaks to or about its listener ("you", or the listener's name)."""
+    return bool(_SECOND_PERSON.search(text)) or bool(listener and mentions(text, listener))
+
+
+def third_party_owner(text: str, speaker: str, listener: str | None) -> str | None:
+    """The named person a turn is about when the speaker tells a relative's or friend's news
+    without saying "I" ("My sister Maya just moved to Boston."), else None."""
+    if first_person(text):
+        return None
+    named = [m.group(1) for m in _RELATIVE_NAMED.finditer(text)]
+    present = {normalize_text(speaker), normalize_text(listener or "")}
+    others = [n for n in named if normalize_text(n) not in present]
+    return others[0] if len(set(others)) == 1 else None
+
+
+def relation_value(value: object, text: str) -> bool:
+    """Whether ``value`` is the name of a relative the turn introduces ("my sister Maya"):
+    a relation fact of the speaker's (``sister = Maya``), not the relative's news."""
+    folded = normalize_text(str(value))
+    return any(normalize_text(m.group(1)) == folded for m in _RELATIVE_NAMED.finditer(text))

@@ -1,0 +1,88 @@
+"""The rules that keep a turn's facts to what the turn says (no LLM)."""
+
+from __future__ import annotations
+
+import pytest
+
+from apexmem_neo.construction.faithful import (
+    addressed,
+    is_correction,
+    negated,
+    relation_value,
+    third_party_owner,
+    value_said,
+)
+
+
+@pytest.mark.parametrize(
+    ("value", "text", "prop"),
+    [
+        ("Lisbon", "We finally moved to Lisbon!", "lives_in"),
+        ("dance studio", "I opened two dance studios downtown.", "business"),
+        ("nurse", "Nursing shifts are long this month.", "occupation"),
+        (2, "I have 2 dogs now.", "pets"),
+        (3, "We adopted three kittens.", "pets"),
+        (True, "Our kids started school today.", "has_kids"),
+    ],
+)
+def test_a_value_said_in_its_turn_counts(value: object, text: str, prop: str) -> None:
+    assert value_said(value, text, prop)
+
+
+@pytest.mark.parametrize(
+    ("value", "text", "prop"),
+    [
+        ("Ford Focus", "That sounds great, enjoy it!", "car"),
+        ("food scientist", "Yesterday I started at Fresh Foods.", "occupation"),
+        (False, "I stopped painting, too busy.", "has_children"),
+        (2025, "I bought a new car.", "car_year"),
+    ],
+)
+def test_a_value_copied_or_made_up_does_not(value: object, text: str, prop: str) -> None:
+    assert not value_said(value, text, prop)
+
+
+@pytest.mark.parametrize(
+    ("value", "text"),
+    [
+        ("Vertex", "I'm not at Vertex anymore."),
+        ("the Civic", "I sold the Civic last week."),
+        ("Madrid", "Madrid isn't home any more."),
+        ("Porto", "It's Braga, not Porto."),
+    ],
+)
+def test_a_denied_or_left_value_is_negated(value: str, text: str) -> None:
+    assert negated(value, text)
+
+
+@pytest.mark.parametrize(
+    ("value", "text"),
+    [
+        ("Braga", "It's Braga, not Porto."),
+        ("Leeds", "I don't mind the rain, Leeds is home now."),
+        ("Vertex", "I work at Vertex and love it."),
+    ],
+)
+def test_an_asserted_value_is_not_negated(value: str, text: str) -> None:
+    assert not negated(value, text)
+
+
+def test_corrections_are_told_from_changes() -> None:
+    assert is_correction("Oops, I misspoke: Braga.", "Porto")
+    assert is_correction("It's Braga, not Porto.", "Porto")
+    assert not is_correction("Porto is not home anymore, I moved to Braga.", "Porto")
+    assert not is_correction("I moved from Porto to Braga.", "Porto")
+
+
+def test_a_relatives_news_without_i_is_theirs() -> None:
+    assert third_party_owner("My brother Tomas moved to Oslo.", "Ana", "Ben") == "Tomas"
+    assert third_party_owner("Our neighbour Kim Park bought a boat.", "Ana", "Ben") == "Kim Park"
+    assert third_party_owner("I visited my brother Tomas in Oslo.", "Ana", "Ben") is None
+    assert third_party_owner("I moved to Oslo.", "Ana", "Ben") is None
+    assert relation_value("Tomas", "My brother Tomas moved to Oslo.")
+
+
+def test_a_turn_addresses_its_listener_by_you_or_name() -> None:
+    assert addressed("How is your new flat?", "Ben")
+    assert addressed("Ben got a dog!", "Ben")
+    assert not addressed("I got a dog!", "Ben")
