@@ -61,3 +61,36 @@ class LanguageModelUnreachableError(LanguageModelError, ServiceUnavailableError)
         self.service = "llm"
         self.address = address
         LanguageModelError.__init__(self, model, cause, fix)
+
+
+class UnknownEntityError(ApexMemError, LookupError):
+    """No entity of that name or id in the scope. The one-line message lists the scope's
+    nearest known names (``nearest``), so the caller can ask again with one of them."""
+
+    def __init__(self, name: str, scope: str | None = None, nearest: tuple[str, ...] = ()) -> None:
+        self.name = name
+        self.scope = scope
+        self.nearest = nearest
+        super().__init__(self._message())
+
+    def _where(self) -> str:
+        return f" in scope {self.scope!r}" if self.scope is not None else ""
+
+    def _message(self) -> str:
+        known = "; nearest known names: " + ", ".join(self.nearest) if self.nearest else ""
+        return f"no entity named {self.name!r}{self._where()}{known}"
+
+
+class AmbiguousEntityError(UnknownEntityError):
+    """A name that fits several entities equally well ("Maya" for Maya Lee and Maya Chen).
+
+    A subclass of ``UnknownEntityError`` because the name names no single entity; ``nearest``
+    holds the candidates (name, type and id) so the caller can ask by full name or id.
+    """
+
+    def _message(self) -> str:
+        listed = "; ".join(self.nearest)
+        return (
+            f"{self.name!r} names more than one entity{self._where()}: {listed} "
+            "(ask by full name or id)"
+        )

@@ -57,6 +57,8 @@ Lookups
     another scope when ``scope`` is given); ``find_entities(name, entity_type, scope=)``
     matches the normalised name exactly within one scope (NFKC, case-folded, whitespace
     collapsed; aliases are the search index's job), ordered by entity_id.
+    ``list_entities(scope=)`` returns every entity of one scope, with its aliases, ordered by
+    entity_id: the names a read resolves a mention against (``apexmem_neo.tools.names``).
 
 Erasure
     ``erase(target)`` is the one exception to append-only (``apexmem_neo.store.erasure``);
@@ -190,6 +192,8 @@ class GraphStore(Protocol):
     def find_entities(
         self, name: str, entity_type: EntityType | None = None, *, scope: str = DEFAULT_SCOPE
     ) -> list[Entity]: ...
+
+    def list_entities(self, *, scope: str = DEFAULT_SCOPE) -> list[Entity]: ...
 
     def get_event(self, event_id: str, scope: str | None = None) -> Event | None: ...
 

@@ -199,6 +199,11 @@ class InMemoryGraphStore:
         ]
         return sorted(found, key=lambda e: e.entity_id)
 
+    def list_entities(self, *, scope: str = DEFAULT_SCOPE) -> list[Entity]:
+        rows = self.tables["entities"].values()
+        found = [columns.entity_from_row(row) for row in rows if row["scope"] == scope]
+        return sorted(found, key=lambda e: e.entity_id)
+
     def get_event(self, event_id: str, scope: str | None = None) -> Event | None:
         row = self.tables["events"].get((event_id,))
         if row is None or (scope is not None and row["scope"] != scope):

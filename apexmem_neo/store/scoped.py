@@ -50,6 +50,9 @@ class ScopedStore:
     ) -> list[Entity]:
         return self.store.find_entities(name, entity_type, scope=self.scope)
 
+    def list_entities(self, *, scope: str | None = None) -> list[Entity]:
+        return self.store.list_entities(scope=self.scope)
+
     def get_event(self, event_id: str, scope: str | None = None) -> Event | None:
         return self.store.get_event(event_id, scope=self.scope)
 

@@ -497,6 +497,10 @@ class Neo4jGraphStore:
         params = {"norm_name": normalize_text(name), "entity_type": wanted_type, "scope": scope}
         return [columns.entity_from_row(r) for r in self._read("find_entities", params)]
 
+    def list_entities(self, *, scope: str = DEFAULT_SCOPE) -> list[Entity]:
+        rows = self._read("list_entities", {"scope": scope})
+        return [columns.entity_from_row(r) for r in rows]
+
     def get_event(self, event_id: str, scope: str | None = None) -> Event | None:
         rows = self._read("get_event", {"event_id": event_id})
         if not rows or (scope is not None and rows[0]["scope"] != scope):

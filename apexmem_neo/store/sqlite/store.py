@@ -234,6 +234,10 @@ class SQLiteGraphStore:
         sql += " ORDER BY entity_id"
         return [columns.entity_from_row(r) for r in self.connection.execute(sql, params)]
 
+    def list_entities(self, *, scope: str = DEFAULT_SCOPE) -> list[Entity]:
+        sql = f"SELECT {ENTITY_COLUMNS} FROM entities WHERE scope = ? ORDER BY entity_id"
+        return [columns.entity_from_row(r) for r in self.connection.execute(sql, (scope,))]
+
     def get_event(self, event_id: str, scope: str | None = None) -> Event | None:
         row = self.connection.execute(
             f"SELECT {EVENT_COLUMNS} FROM events WHERE event_id = ?", (event_id,)

@@ -8,6 +8,7 @@ from typing import Any
 
 import pytest
 
+from apexmem_neo.errors import AmbiguousEntityError, UnknownEntityError
 from apexmem_neo.ontology import (
     Entity,
     Event,
@@ -25,6 +26,8 @@ from apexmem_neo.store import (
     UnknownReferenceError,
 )
 from apexmem_neo.store.erasure import ErasureTarget
+from apexmem_neo.store.scoped import ScopedStore
+from apexmem_neo.tools.names import resolve_entity, resolve_property
 
 ALICE = Entity(name="Alice Smith", entity_type="Person", role="Speaker")
 BOB = Entity(name="Bob", entity_type="Person")
@@ -186,6 +189,46 @@ def test_get_and_find_entities(store: GraphStore) -> None:
     assert [e.entity_id for e in store.find_entities("  alice   SMITH ")] == [ALICE.entity_id]
     assert store.find_entities("Alice Smith", entity_type="Corporation") == []  # type: ignore[arg-type]
     assert store.find_entities("Alice") == []
+
+
+def test_list_entities_lists_one_scope_with_aliases(store: GraphStore) -> None:
+    write_facts(store)
+    mom = Entity(name="Mom", entity_type="Person", aliases=("Mother", "Ma"), scope="alice")
+    store.write(GraphBatch(scope="alice", entities=[mom]))
+    listed = store.list_entities()
+    assert [e.entity_id for e in listed] == sorted(e.entity_id for e in (ALICE, BOB, ACME))
+    (only,) = store.list_entities(scope="alice")
+    assert (only.entity_id, only.name, only.aliases) == (mom.entity_id, "Mom", ("Mother", "Ma"))
+    assert store.list_entities(scope="nobody") == []
+    assert [e.name for e in ScopedStore(store, "alice").list_entities(scope="default")] == ["Mom"]
+
+
+def test_reads_resolve_names_within_the_scope_on_every_backend(store: GraphStore) -> None:
+    """``apexmem_neo.tools.names`` over a scoped view: aliases, first names, spellings and
+    lexicon synonyms resolve; another scope's names are never candidates."""
+    lee = Entity(name="Maya Lee", entity_type="Person", scope="alice")
+    chen = Entity(name="Maya Chen", entity_type="Person", scope="alice")
+    mom = Entity(name="Mom", entity_type="Person", aliases=("Mother",), scope="alice")
+    likes = Fact(entity_id=lee.entity_id, property="favourite_restaurant", value="Sakura Sushi",
+                 dtype="str", t_from="2024-01-01")  # fmt: skip
+    store.write(GraphBatch(scope="alice", entities=[lee, chen, mom], facts=[likes]))
+    store.write(
+        GraphBatch(scope="bob", entities=[Entity(name="Bob", entity_type="Person", scope="bob")])
+    )
+    alice = ScopedStore(store, "alice")
+    assert resolve_entity(alice, "the MOTHER").entity_id == mom.entity_id
+    assert resolve_entity(alice, "maya-lee").entity_id == lee.entity_id
+    assert resolve_entity(alice, "Maya Leee").entity_id == lee.entity_id
+    with pytest.raises(AmbiguousEntityError, match="Maya Chen .*Maya Lee|Maya Lee .*Maya Chen"):
+        resolve_entity(alice, "Maya")
+    with pytest.raises(UnknownEntityError) as caught:
+        resolve_entity(alice, "Bob", "alice")
+    assert "in scope 'alice'" in str(caught.value) and "Bob (" not in str(caught.value)
+    assert set(caught.value.nearest) == {"Maya Lee", "Maya Chen", "Mom"}
+    assert resolve_property(alice, lee.entity_id, "favorite restaurant") == "favourite_restaurant"
+    assert resolve_property(alice, lee.entity_id, "favourite_resturant") == "favourite_restaurant"
+    assert resolve_property(alice, lee.entity_id, "Employer") == "employer"  # holds no facts
+    assert alice.history(lee.entity_id, "employer") == []
 
 
 def test_get_event(store: GraphStore) -> None:
