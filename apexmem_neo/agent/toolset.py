@@ -37,9 +37,9 @@ def build_tools(
     tools: dict[str, Tool] = {}
     for name in wanted:
         if name == "EntityLookup":
-            tools[name] = entity_lookup_tool(store, searcher, max_facts)
+            tools[name] = entity_lookup_tool(store, max_facts)
         elif name == "Timeline":
-            tools[name] = timeline_tool(store, searcher, max_facts)
+            tools[name] = timeline_tool(store, max_facts)
         elif name == "Search" and searcher is not None:
             tools[name] = search_tool(searcher)
         elif name == "GraphQuery" and backend is not None:

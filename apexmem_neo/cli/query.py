@@ -25,7 +25,7 @@ from apexmem_neo.cli.common import (
     print_json,
     using_memory,
 )
-from apexmem_neo.memory import EntityHistory, MemoryStats
+from apexmem_neo.memory import AmbiguousEntityError, EntityHistory, MemoryStats
 from apexmem_neo.memory.views import scoped_backend
 from apexmem_neo.tools import markdown
 from apexmem_neo.tools.backend import QueryLimits, QueryResult
@@ -101,11 +101,19 @@ def entity(
 ) -> None:
     """Show entities with their latest values, anchors and facts (EntityLookup).
 
-    With --json, the best match itself (id, name, type, aliases).
+    NAME resolves as every read does (id, exact name, alias, case and punctuation, a first
+    name, a close misspelling); a name that fits none is one error line listing the nearest
+    known names. With --json, the entity itself (id, name, type, aliases); a name that fits
+    several equally well is then an error listing them.
     """
     with using_memory(store, db, index_name, create=False) as memory:
-        found = memory.entity(name, scope=scope)  # none at all: one error line
-        if as_json:
+        try:
+            found = memory.entity(name, scope=scope)  # none at all: one error line
+        except AmbiguousEntityError:
+            if as_json:
+                raise
+            found = None  # the lookup shows each of them
+        if found is not None and as_json:
             print_json(found.model_dump(mode="json"))
             return
         text = memory.lookup(name, k, scope=scope)
@@ -121,7 +129,12 @@ def history(
     index_name: IndexNameOpt = None,
     as_json: JsonOpt = False,
 ) -> None:
-    """Show every fact of (ENTITY, PROPERTY) in time order, and when the value changed."""
+    """Show every fact of (ENTITY, PROPERTY) in time order, and when the value changed.
+
+    ENTITY resolves as for `apexmem entity` (an unknown or ambiguous name is one error line);
+    PROPERTY may be any spelling of one of its properties ("favorite restaurant",
+    "works_at" for employer); the heading shows the stored name.
+    """
     with using_memory(store, db, index_name, create=False) as memory:
         found = memory.history(entity_name, prop, scope=scope)
     if as_json:

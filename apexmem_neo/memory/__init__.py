@@ -1,14 +1,18 @@
 """The public API: ``Memory`` (and ``AsyncMemory``) and what their methods return."""
 
 from apexmem_neo.agent.models import UnknownModeError
-from apexmem_neo.errors import LanguageModelError, LanguageModelUnreachableError
+from apexmem_neo.errors import (
+    AmbiguousEntityError,
+    LanguageModelError,
+    LanguageModelUnreachableError,
+    UnknownEntityError,
+)
 from apexmem_neo.memory.aio import AsyncMemory
 from apexmem_neo.memory.build import StoreNotFoundError
 from apexmem_neo.memory.core import (
     Memory,
     NoLanguageModelError,
     NoSearchIndexError,
-    UnknownEntityError,
 )
 from apexmem_neo.memory.forget import ForgetResult, NothingToForgetError
 from apexmem_neo.memory.messages import InvalidInputError
@@ -23,6 +27,7 @@ from apexmem_neo.memory.results import (
 __all__ = [
     "AddResult",
     "AddedTurn",
+    "AmbiguousEntityError",
     "AsyncMemory",
     "EntityHistory",
     "ForgetResult",

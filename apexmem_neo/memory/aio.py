@@ -22,7 +22,7 @@ from apexmem_neo.memory.results import AddResult, EntityHistory, MemoryStats
 from apexmem_neo.ontology import Entity
 from apexmem_neo.ontology.types import TimeLike
 from apexmem_neo.search import DocKind, SearchResults
-from apexmem_neo.store.protocol import FactRecord
+from apexmem_neo.store.protocol import ChangeRecord, FactRecord
 from apexmem_neo.tools.backend import Language, QueryResult
 
 T = TypeVar("T")
@@ -102,6 +102,14 @@ class AsyncMemory:
 
     async def current(self, entity: str, property: str, *, scope: str) -> FactRecord | None:
         return await _run(self.memory.current, entity, property, scope=scope)
+
+    async def changes(self, entity: str, property: str, *, scope: str) -> list[ChangeRecord]:
+        return await _run(self.memory.changes, entity, property, scope=scope)
+
+    async def before(
+        self, entity: str, property: str, reference: TimeLike, *, scope: str
+    ) -> FactRecord | None:
+        return await _run(self.memory.before, entity, property, reference, scope=scope)
 
     async def query(
         self, text: str, language: Language | None = None, *, scope: str, **options: Any

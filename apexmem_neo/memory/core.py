@@ -79,9 +79,10 @@ from apexmem_neo.ontology.types import TimeLike, normalize_time
 from apexmem_neo.search import DocKind, HybridSearch, SearchFilters, SearchResults
 from apexmem_neo.search.protocol import SearchError
 from apexmem_neo.settings import MAX_TURN_CHARS
-from apexmem_neo.store.protocol import FactRecord, GraphStore
+from apexmem_neo.store.protocol import ChangeRecord, FactRecord, GraphStore
 from apexmem_neo.store.scoped import ScopedStore
 from apexmem_neo.tools.backend import Language, QueryBackend, QueryLimits, QueryResult
+from apexmem_neo.tools.names import resolve_entity, resolve_property
 
 Tool = Callable[..., str]
 TurnCallback = Callable[[TurnReport, RunStats], None]
@@ -93,10 +94,6 @@ class NoLanguageModelError(ApexMemError):
 
 class NoSearchIndexError(ApexMemError):
     """``search`` on a memory built without a search index."""
-
-
-class UnknownEntityError(ApexMemError, LookupError):
-    """No entity of that name or id in memory."""
 
 
 class Memory:
@@ -486,34 +483,63 @@ class Memory:
         return path
 
     def entity(self, name: str, *, scope: str) -> Entity:
-        """The entity with this id or name (exact, then the search's best match)."""
-        view = self._view(scope)
-        store = view.store
-        found = store.get_entity(name) or next(iter(store.find_entities(name)), None)
-        if found is None and view.searcher is not None:
-            from apexmem_neo.tools.entity_lookup import find_candidates
+        """The entity ``name`` names in ``scope``: its id, exact name, an alias, the name in
+        another case, spacing or punctuation, a person's first name, or a close misspelling
+        (the rules of ``apexmem_neo.tools.names``, the candidates writes use).
 
-            found = next(iter(find_candidates(store, name, 1, view.searcher)), None)
-        if found is None:
-            raise UnknownEntityError(f"no entity named {name!r} in scope {scope!r}")
-        return found
+        Raises ``UnknownEntityError`` (its message lists the scope's nearest names) when no
+        entity fits, and ``AmbiguousEntityError`` (a subclass) listing the candidates when
+        several fit equally well, e.g. "Maya" for Maya Lee and Maya Chen.
+        """
+        return resolve_entity(self._view(scope).store, name, scope)
+
+    def _resolve(self, entity: str, property: str, scope: str) -> tuple[ScopedStore, Entity, str]:
+        """The scope's store, the entity and the name of its property that ``property``
+        means (the name a write would store when it has none, so the read finds nothing)."""
+        store = self._view(scope).store
+        ent = resolve_entity(store, entity, scope)
+        return store, ent, resolve_property(store, ent.entity_id, property)
 
     def history(self, entity: str, property: str, *, scope: str) -> EntityHistory:
-        """Every fact of (entity, property), oldest first, and when its value changed."""
-        ent = self.entity(entity, scope=scope)
-        facts = self.store.history(ent.entity_id, property)
-        changes = self.store.changes(ent.entity_id, property)
-        return EntityHistory(entity=ent, property=property, facts=facts, changes=changes)
+        """Every fact of (entity, property), oldest first, and when its value changed.
+
+        Names resolve as in ``entity``; ``property`` is matched among the entity's own
+        properties by exact name, snake_case, the lexicon's canonical name ("favorite
+        restaurant" -> favourite_restaurant, "works_at" -> employer) or one close spelling,
+        and the result carries the stored name. A property the entity has no facts for gives
+        an empty history (not an error).
+        """
+        store, ent, prop = self._resolve(entity, property, scope)
+        facts = store.history(ent.entity_id, prop)
+        changes = store.changes(ent.entity_id, prop)
+        return EntityHistory(entity=ent, property=prop, facts=facts, changes=changes)
 
     def as_of(self, entity: str, property: str, at: TimeLike, *, scope: str) -> FactRecord | None:
-        """The fact of (entity, property) that held at ``at`` (None if none did)."""
-        ent = self.entity(entity, scope=scope)
-        return self.store.as_of(ent.entity_id, property, at)
+        """The fact of (entity, property) that held at ``at`` (None if none did, or if the
+        entity has no such property). Names resolve as in ``history``."""
+        store, ent, prop = self._resolve(entity, property, scope)
+        return store.as_of(ent.entity_id, prop, at)
 
     def current(self, entity: str, property: str, *, scope: str) -> FactRecord | None:
-        """The latest known fact of (entity, property)."""
-        ent = self.entity(entity, scope=scope)
-        return self.store.current(ent.entity_id, property)
+        """The latest known fact of (entity, property) (None if there is none). Names
+        resolve as in ``history``."""
+        store, ent, prop = self._resolve(entity, property, scope)
+        return store.current(ent.entity_id, prop)
+
+    def changes(self, entity: str, property: str, *, scope: str) -> list[ChangeRecord]:
+        """When the value of (entity, property) changed, old -> new, oldest first (empty if
+        it never did). Names resolve as in ``history``."""
+        store, ent, prop = self._resolve(entity, property, scope)
+        return store.changes(ent.entity_id, prop)
+
+    def before(
+        self, entity: str, property: str, reference: TimeLike, *, scope: str
+    ) -> FactRecord | None:
+        """The fact of (entity, property) that held just before ``reference`` (a time, or an
+        event id of the scope: its anchor time); None if none did. Names resolve as in
+        ``history``."""
+        store, ent, prop = self._resolve(entity, property, scope)
+        return store.before(ent.entity_id, prop, reference)
 
     def query(
         self,
@@ -544,13 +570,12 @@ class Memory:
         return view_schema(self._view(scope).backend, examples, guide)
 
     def lookup(self, name: str, k: int = 3, *, scope: str) -> str:
-        """EntityLookup as markdown: up to ``k`` entities matching ``name`` with their latest
-        values, anchors and facts (by name; by search only when no name matches)."""
-        view = self._view(scope)
-        from apexmem_neo.tools.entity_lookup import find_candidates, lookup_entities
+        """EntityLookup as markdown: up to ``k`` entities ``name`` names (resolved as in
+        ``entity``, then by its words) with their latest values, anchors and facts; a name
+        that fits none answers with the scope's nearest names."""
+        from apexmem_neo.tools.entity_lookup import lookup_entities
 
-        named = find_candidates(view.store, name, 1)
-        return lookup_entities(view.store, name, k, None if named else view.searcher)
+        return lookup_entities(self._view(scope).store, name, k)
 
     def tools(self, *, scope: str, names: Iterable[str] | None = None) -> dict[str, Tool]:
         """The agent's tools over this memory (SchemaViewer, EntityLookup, GraphQuery, Search,

@@ -3,8 +3,11 @@
 For every candidate entity the document gives its id, name and type, the latest value per
 property (the greatest fact by the store's order k, i.e. ``GraphStore.current``), the
 anchors (event times) with the last one, and a bounded table of facts with their validity
-intervals and the turn that said them. Candidates come from the search layer when one is
-given, then from ``GraphStore.find_entities`` over the query and its word n-grams.
+intervals and the turn that said them. The query is resolved as reads resolve names
+(``apexmem_neo.tools.names``: id, exact name, alias, loose name, first name, close spelling),
+then each of its word n-grams the same way; a query naming no entity answers with the
+nearest known names, never with another entity's facts. ``find_candidates`` (search hits,
+then exact names) serves the agent's prefetch, which gathers context for a whole question.
 """
 
 from __future__ import annotations
@@ -18,17 +21,26 @@ from apexmem_neo.ontology import Entity, Event
 from apexmem_neo.search.engine import SearchResults
 from apexmem_neo.store.protocol import FactRecord, GraphStore, fact_order_key
 from apexmem_neo.tools import markdown
+from apexmem_neo.tools.names import (
+    EARLIEST,
+    LATEST,
+    entity_catalog,
+    named_entities,
+    nearest_names,
+)
 
-EARLIEST = "0001-01-01T00:00:00"
-LATEST = "9999-12-31T23:59:59"
 CELL = 120
 FACT_HEAD = ("property", "value", "t_from", "t_to", "turn_id", "fact_id")
 
 ENTITY_LOOKUP_DOC = """Look up entities by name and show what memory knows about each.
 
 Args:
-    query: a name or a few words naming the entity, e.g. "Alice" or "Alice's dog".
+    query: a name or a few words naming the entity, e.g. "Alice" or "Alice's dog"; case,
+        punctuation, aliases, a first name and small misspellings are understood.
     k: how many entities to show at most (default 3).
+
+A name that fits several entities equally well ("Maya") shows each of them; a name that
+fits none answers with the nearest known names instead.
 
 For each entity: its id, name and type; "latest": the most recent value of every property
 (with since / until); anchors: the times of the events that mention it, and the last one;
@@ -139,37 +151,36 @@ def render_entity(view: EntityView, max_facts: int = 30) -> str:
     return "\n".join(lines)
 
 
-def lookup_entities(
-    store: GraphStore,
-    query: str,
-    k: int = 3,
-    searcher: Searcher | None = None,
-    max_facts: int = 30,
-) -> str:
+def no_entity(store: GraphStore, name: str) -> str:
+    """The answer for a name that matches no entity: the nearest known names, and what next."""
+    nearest = nearest_names(entity_catalog(store), name)
+    known = f"; nearest known names: {', '.join(nearest)}" if nearest else ""
+    return (
+        f"No entity matches {name!r}{known}. Try one of those names, or Search(query) to "
+        "find names and turns that mention it."
+    )
+
+
+def lookup_entities(store: GraphStore, query: str, k: int = 3, max_facts: int = 30) -> str:
     """EntityLookup's body: never raises; problems come back as an "## Error:" block."""
     try:
         if not query or not query.strip():
             return "## Error: Empty query\n\nGive a name or a few words naming the entity."
         k = max(1, min(int(k), 10))
-        entities = find_candidates(store, query, k, searcher)
+        entities = named_entities(store, query, k, name_candidates(query)[1:])
         if not entities:
-            return (
-                f"No entity matches {query!r}. Try another spelling, a shorter name, or "
-                "Search(query) to find names and turns that mention it."
-            )
+            return no_entity(store, query)
         docs = [render_entity(entity_view(store, e), max_facts) for e in entities]
         return "\n\n---\n\n".join(docs)
     except Exception as exc:  # the agent must always get text back
         return f"## Error: Lookup failed\n\n{type(exc).__name__}: {exc}"
 
 
-def entity_lookup_tool(
-    store: GraphStore, searcher: Searcher | None = None, max_facts: int = 30
-) -> Callable[..., str]:
-    """The agent's ``EntityLookup(query, k)`` bound to ``store`` (and a searcher, if any)."""
+def entity_lookup_tool(store: GraphStore, max_facts: int = 30) -> Callable[..., str]:
+    """The agent's ``EntityLookup(query, k)`` bound to ``store``."""
 
     def entity_lookup(query: str, k: int = 3) -> str:
-        return lookup_entities(store, query, k, searcher, max_facts)
+        return lookup_entities(store, query, k, max_facts)
 
     entity_lookup.__name__ = entity_lookup.__qualname__ = "EntityLookup"
     entity_lookup.__doc__ = ENTITY_LOOKUP_DOC.format(max_facts=max_facts)

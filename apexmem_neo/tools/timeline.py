@@ -2,18 +2,23 @@
 
 An optional fifth tool beyond the paper's four (for ablations): it hands the agent the
 store's own temporal operators (``history``, ``changes``, ``as_of``) so that a small model
-need not write the as-of query itself. Entities are found as EntityLookup finds them (an id,
-or search and name matching); an unknown property lists the entity's properties.
+need not write the as-of query itself. The entity and the property are resolved as every
+read resolves them (``apexmem_neo.tools.names``): "favorite restaurant" finds
+``favourite_restaurant``; an unknown or ambiguous entity, or a property the entity has no
+facts for, answers with the names to choose from instead.
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable
 
+from apexmem_neo.errors import AmbiguousEntityError
+from apexmem_neo.ontology import Entity
 from apexmem_neo.ontology.types import normalize_time
 from apexmem_neo.store.protocol import FactRecord, GraphStore
 from apexmem_neo.tools import markdown
-from apexmem_neo.tools.entity_lookup import EARLIEST, LATEST, Searcher, find_candidates
+from apexmem_neo.tools.entity_lookup import no_entity
+from apexmem_neo.tools.names import entity_properties, match_property, resolve_entity
 
 CELL = 120
 
@@ -21,8 +26,8 @@ TIMELINE_DOC = """Show one property's full history for one entity, oldest first.
 
 Args:
     entity: the entity's name or id, e.g. "Alice".
-    property: the snake_case property name, e.g. "favourite_restaurant" (EntityLookup and
-        SchemaViewer show the names).
+    property: the property name, e.g. "favourite_restaurant" (EntityLookup and SchemaViewer
+        show the names; other spellings such as "favorite restaurant" are understood).
     as_of: optional date (YYYY-MM-DD): also say which value held on that date.
 
 Each value holds from its t_from until the next value's t_from ("now" for the last one).
@@ -39,28 +44,32 @@ def _intervals(history: list[FactRecord]) -> list[tuple[str, str, str, str]]:
     return rows
 
 
+def _entity(store: GraphStore, name: str) -> Entity | str:
+    """The entity ``name`` names, or the text to answer instead."""
+    try:
+        return resolve_entity(store, name)
+    except AmbiguousEntityError as exc:
+        return f"{exc} Ask Timeline again with one of them."
+    except LookupError:
+        return no_entity(store, name)
+
+
 def timeline(
-    store: GraphStore,
-    entity: str,
-    property: str,
-    as_of: str | None = None,
-    searcher: Searcher | None = None,
-    max_facts: int = 30,
+    store: GraphStore, entity: str, property: str, as_of: str | None = None, max_facts: int = 30
 ) -> str:
     """The Timeline tool's markdown (errors as text the agent can act on)."""
-    found = store.get_entity(entity) if entity.strip() else None
-    if found is None:
-        candidates = find_candidates(store, entity, 1, searcher) if entity.strip() else []
-        if not candidates:
-            return f"No entity matches {entity!r}. Use EntityLookup or Search to find its name."
-        found = candidates[0]
-    history = store.history(found.entity_id, property)
-    if not history:
-        known = sorted({f.property for f in store.facts_between(found.entity_id, EARLIEST, LATEST)})
+    found = _entity(store, entity)
+    if isinstance(found, str):
+        return found
+    known = entity_properties(store, found.entity_id)
+    resolved = match_property(property, known)
+    history = store.history(found.entity_id, resolved) if resolved is not None else []
+    if resolved is None or not history:
         return (
             f"{found.name} ({found.entity_id}) has no facts for property {property!r}. "
-            f"Its properties: {', '.join(known) or '(none)'}."
+            f"Its properties: {', '.join(sorted(known)) or '(none)'}."
         )
+    property = resolved
     lines = [f"# {found.name} · {property} ({len(history)} facts, id {found.entity_id})", ""]
     shown = _intervals(history)[-max_facts:]
     lines.append(markdown.table(("t_from", "held_until", "value", "fact_id"), shown, CELL))
@@ -77,13 +86,11 @@ def timeline(
     return "\n".join(lines)
 
 
-def timeline_tool(
-    store: GraphStore, searcher: Searcher | None = None, max_facts: int = 30
-) -> Callable[..., str]:
+def timeline_tool(store: GraphStore, max_facts: int = 30) -> Callable[..., str]:
     """The agent's ``Timeline(entity, property, as_of)`` bound to ``store``."""
 
     def timeline_(entity: str, property: str, as_of: str | None = None) -> str:
-        return timeline(store, entity, property, as_of, searcher, max_facts)
+        return timeline(store, entity, property, as_of, max_facts)
 
     timeline_.__name__ = timeline_.__qualname__ = "Timeline"
     timeline_.__doc__ = TIMELINE_DOC

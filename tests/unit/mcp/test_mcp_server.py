@@ -194,6 +194,28 @@ def test_read_tools_answer_over_a_stored_graph(tmp_path: Path) -> None:
     assert schema.startswith("# Memory schema (SQLite")
 
 
+def test_read_tools_resolve_names_as_every_read_does(tmp_path: Path) -> None:
+    """Another spelling of the property finds it; a name of no entity is an answer listing
+    the scope's names (not a crash, not an error result), never another entity's facts."""
+
+    async def scenario(client: Client) -> list[CallToolResult]:
+        asked = {"entity": "alice", "property": "favorite restaurant", "as_of": "2024-02-01"}
+        return [
+            await client.call_tool("Timeline", asked),
+            await client.call_tool("Timeline", {"entity": "Bob", "property": "lives_in"}),
+            await client.call_tool("EntityLookup", {"query": "Zorro the Magnificent"}),
+        ]
+
+    with served(tmp_path) as (memory, server, _jobs):
+        memory.store.write(alice_batch(scope="alice"))
+        timeline, bob, zorro = run(server, scenario)
+    assert "# Alice · favourite_restaurant" in text(timeline)
+    assert "Value on 2024-02-01: Italian Garden" in text(timeline)
+    for result in (bob, zorro):
+        assert not result.is_error and "nearest known names: Alice." in text(result)
+        assert "Sakura Sushi" not in text(result)
+
+
 def test_tools_run_off_the_event_loop(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     """A call blocked in its tool leaves the server free to answer another call (which
     releases it): on the event loop, the first call would stall the second."""

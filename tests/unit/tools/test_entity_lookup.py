@@ -14,7 +14,7 @@ from apexmem_neo.tools.entity_lookup import (
     lookup_entities,
     name_candidates,
 )
-from tests.unit.agent.alice import ALICE, TURN_2, alice_search, alice_store
+from tests.unit.agent.alice import ALICE, TURN_2, alice_store
 
 
 @pytest.fixture
@@ -50,7 +50,11 @@ def test_facts_table_is_bounded(store: SQLiteGraphStore) -> None:
 
 
 def test_unknown_and_empty_queries_answer_text(store: SQLiteGraphStore) -> None:
-    assert lookup_entities(store, "Zorro").startswith("No entity matches")
+    unknown = lookup_entities(store, "Zorro the Magnificent")
+    assert unknown.startswith(
+        "No entity matches 'Zorro the Magnificent'; nearest known names: Alice."
+    )
+    assert "Sakura Sushi" not in unknown
     assert lookup_entities(store, "  ").startswith("## Error: Empty query")
 
 
@@ -60,9 +64,16 @@ def test_closed_store_reports_error_instead_of_raising(tmp_path: Path) -> None:
     assert lookup_entities(s, "Alice").startswith("## Error: Lookup failed")
 
 
-def test_search_candidates_come_first(store: SQLiteGraphStore) -> None:
-    doc = lookup_entities(store, "sushi restaurant", k=1, searcher=alice_search())
-    assert doc.startswith("# Alice (Person)")
+def test_words_naming_no_entity_never_show_another_entitys_facts(store: SQLiteGraphStore) -> None:
+    for query in ("Bob", "sushi restaurant", "Ali"):
+        doc = lookup_entities(store, query)
+        assert doc.startswith(f"No entity matches {query!r}"), doc
+        assert "Sakura Sushi" not in doc and "# Alice" not in doc
+
+
+def test_spelling_case_and_possessive_variants_find_the_entity(store: SQLiteGraphStore) -> None:
+    for query in ("alice", "  ALICE ", "Alice's", "Alice's favourite restaurant"):
+        assert lookup_entities(store, query, k=1).startswith("# Alice (Person)"), query
 
 
 def test_tool_is_named_and_documented(store: SQLiteGraphStore) -> None:
