@@ -127,8 +127,10 @@ def _check_tour(out: dict[str, CallToolResult | str]) -> None:
     assert "I started learning piano." in first_turn, texts["search_new"]
     assert texts["schema"].startswith("# Memory schema (SQLite")
     assert "## Error: Not a SELECT" in texts["refused"]
-    # search maps any name to its nearest entity, so "Nobody" may come back as Alice
-    assert "lives_in" in texts["timeline"] and texts["nobody"].strip()
+    # a name of no entity is an answer naming the known ones, never Alice's facts
+    for name in ("timeline", "nobody"):
+        assert texts[name].startswith("No entity matches 'Nobody'; nearest known names: Alice")
+        assert "Sakura Sushi" not in texts[name]
     assert "no language model is configured" in texts["ask"]
 
 
