@@ -18,6 +18,11 @@ with the generated JSONL, its truth and the store under ``benchmarks/results/wor
 Resumable: the store keeps its checkpoint and answers are kept in ``<out>.answers.jsonl``
 (only those of the same store file count); ``--fresh`` starts the store from empty.
 ``--publish`` writes ``benchmarks/published/construction_quality.json`` (test set only).
+
+``--systems apexmem,mem0`` adds the Mem0 arm (``mem0_arm``; the ``bench-mem0`` extra), on the
+benchmark's own long-context llama-server (``mem0_server``) unless ``--mem0-api-base`` names
+another; its figures sit under ``systems.mem0`` beside apexmem's, those it cannot have are
+None with the reason under ``unsupported``, and its ``config`` says how Mem0 was set up.
 """
 
 from __future__ import annotations
@@ -27,10 +32,15 @@ import json
 import statistics
 import sys
 import time
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
+from apexmem_neo.errors import ServiceError
+from benchmarks.construction_quality import mem0_server
 from benchmarks.construction_quality.generator import SETS, generate, write_set
+from benchmarks.construction_quality.mem0_arm import Mem0, Mem0ArmError
 from benchmarks.construction_quality.questions import reads
 from benchmarks.construction_quality.scoring import (
     AnswerScore,
@@ -54,7 +64,8 @@ from benchmarks.memory import RESULTS, WORK, AnswerLog, provenance
 from benchmarks.published_results import PUBLISHED, wilson
 
 PUBLISHED_FILE = PUBLISHED / "construction_quality.json"
-SYSTEMS = ("apexmem",)
+SYSTEMS = ("apexmem", "mem0")
+READ_FIGURES = ("current", "current_resolved", "as_of_read", "as_of_read_resolved")
 
 
 def _args(argv: list[str] | None) -> argparse.Namespace:
@@ -69,6 +80,9 @@ def _args(argv: list[str] | None) -> argparse.Namespace:
     p.add_argument("--fresh", action="store_true", help="start the store from empty")
     p.add_argument("--publish", action="store_true", help=f"write {PUBLISHED_FILE.name}")
     p.add_argument("--from-results", type=Path, default=None, help="publish this file, no run")
+    mem0_help = "the Mem0 arm's server (default: the benchmark's own mem0_server)"
+    p.add_argument("--mem0-api-base", default=None, help=mem0_help)
+    p.add_argument("--mem0-store", type=Path, default=None, help="the Mem0 arm's directory")
     return p.parse_args(argv)
 
 
@@ -151,8 +165,9 @@ def evaluate(system: System, data: DataSet, jsonl: Path, log: AnswerLog) -> dict
         names[conv.conversation_id] = concept_names(conv, facts)
         judged += [judge_fact(f, conv, names[conv.conversation_id]) for f in facts]
         found += [hit for *_, hit in recall(conv, facts)]
-        read_results += [(conv, r) for r in _reads(system, conv, names[conv.conversation_id])]
-    figures = {
+        if not set(READ_FIGURES) <= system.unsupported.keys():
+            read_results += [(conv, r) for r in _reads(system, conv, names[conv.conversation_id])]
+    figures: dict[str, Any] = {
         **_answer_figures(answers),
         **_read_figures(read_results),
         **naming_figures(data.conversations, names),
@@ -161,8 +176,10 @@ def evaluate(system: System, data: DataSet, jsonl: Path, log: AnswerLog) -> dict
         "seconds_per_turn": cost["seconds_per_turn"],
         "failed_turns": cost["failed_turns"],
     }
+    figures |= dict.fromkeys(system.unsupported)  # None: cannot be computed (see "unsupported")
     return {
         "figures": figures,
+        "unsupported": dict(system.unsupported),
         "goals": goals(figures),
         "construction": cost,
         "answers": answers,
@@ -172,13 +189,49 @@ def evaluate(system: System, data: DataSet, jsonl: Path, log: AnswerLog) -> dict
     }
 
 
-def _system(name: str, args: argparse.Namespace, db: Path, data: DataSet) -> System:
-    if name != "apexmem":
-        raise SystemExit(f"unknown system {name!r}; known: {', '.join(SYSTEMS)}")
-    system = ApexMem(args.store, db, f"construction_quality_{data.name}", fresh=args.fresh)
+def _names(args: argparse.Namespace) -> list[str]:
+    names = [s.strip() for s in args.systems.split(",") if s.strip()]
+    unknown = [n for n in names if n not in SYSTEMS]
+    if unknown:
+        raise SystemExit(f"unknown system {', '.join(unknown)}; known: {', '.join(SYSTEMS)}")
+    return names
+
+
+def _stores(args: argparse.Namespace, db: Path, data: DataSet) -> dict[str, Path]:
+    """Each system's store: the answers of a system count only with the store they came from."""
+    mem0 = args.mem0_store or args.work_dir / f"construction_quality_{data.name}_mem0"
+    return {"apexmem": db, "mem0": mem0}
+
+
+def _system(name: str, args: argparse.Namespace, stores: dict[str, Path], data: DataSet) -> System:
+    if name == "mem0":
+        return Mem0(stores["mem0"], args.mem0_api_base, fresh=args.fresh)
+    system = ApexMem(args.store, stores["apexmem"], f"construction_quality_{data.name}",
+                     fresh=args.fresh)  # fmt: skip
     if args.fresh and args.store == "neo4j":
         system.forget(data)
     return system
+
+
+@contextmanager
+def _mem0_server(args: argparse.Namespace, names: list[str]) -> Iterator[None]:
+    """The Mem0 arm's LLM server: ``--mem0-api-base``, or the benchmark's own server
+    (started here when it is not running, and then stopped at the end); either is refused
+    when its slots are too small for Mem0's prompt."""
+    if "mem0" not in names:
+        yield
+        return
+    started = None
+    if args.mem0_api_base is None:
+        srv = mem0_server.server()
+        started = srv if srv.up().started else None
+        args.mem0_api_base = mem0_server.api_base(srv)
+    try:
+        mem0_server.check_context(args.mem0_api_base)
+        yield
+    finally:
+        if started is not None:
+            started.down()
 
 
 def run(args: argparse.Namespace, argv: list[str]) -> dict[str, Any]:
@@ -187,7 +240,8 @@ def run(args: argparse.Namespace, argv: list[str]) -> dict[str, Any]:
     jsonl, truth = write_set(data, args.work_dir)
     db = args.db or args.work_dir / f"construction_quality_{data.name}_{args.store}.sqlite"
     out: Path = args.out
-    log = AnswerLog(out.with_suffix(".jsonl"), "system", lambda _: str(db.resolve()))
+    names, stores = _names(args), _stores(args, db, data)
+    log = AnswerLog(out.with_suffix(".jsonl"), "system", lambda name: str(stores[name].resolve()))
     if args.fresh:
         log.answers.unlink(missing_ok=True)  # they answered the store being dropped
     record: dict[str, Any] = {
@@ -198,15 +252,19 @@ def run(args: argparse.Namespace, argv: list[str]) -> dict[str, Any]:
                  "jsonl": str(jsonl), "truth": str(truth), "db": str(db)},
         "systems": {},
     }  # fmt: skip
-    for name in [s.strip() for s in args.systems.split(",") if s.strip()]:
-        t0 = time.perf_counter()
-        system = _system(name, args, db, data)
-        try:
-            record["model"] = getattr(system, "model", None)
-            record["systems"][name] = evaluate(system, data, jsonl, log)
-        finally:
-            system.close()
-        record["systems"][name]["wall_seconds"] = round(time.perf_counter() - t0, 1)
+    with _mem0_server(args, names):
+        for name in names:
+            t0 = time.perf_counter()
+            system = _system(name, args, stores, data)
+            try:
+                record.setdefault("model", getattr(system, "model", None))
+                record["systems"][name] = evaluate(system, data, jsonl, log)
+                record["systems"][name]["store"] = str(stores[name])
+                if hasattr(system, "config"):
+                    record["systems"][name]["config"] = system.config
+            finally:
+                system.close()
+            record["systems"][name]["wall_seconds"] = round(time.perf_counter() - t0, 1)
     return record
 
 
@@ -221,6 +279,9 @@ def summary(record: dict[str, Any]) -> str:
         f = system["figures"]
         lines.append(f"[{name}]")
         for key in keys:
+            if f[key] is None:
+                lines.append(f"  {key:24} n/a ({system['unsupported'][key]})")
+                continue
             lines.append(f"  {key:24} {f[key]['successes']}/{f[key]['n']} = {f[key]['rate']:.1%}")
         lines.append(f"  names per concept       {f['names_per_concept_mean']}")
         lines.append(f"  LLM calls per turn      {f['llm_calls_per_turn']}")
@@ -244,8 +305,11 @@ def published(record: dict[str, Any], system: str = "apexmem") -> dict[str, Any]
     figures: dict[str, Any] = {k: f[k] for k in PUBLISHED_FIGURES}
     figures |= {k: f[k] for k in ("names_per_concept_mean", "llm_calls_per_turn",
                                   "seconds_per_turn", "answer_seconds_p50")}  # fmt: skip
+    peers = {name: s for name, s in record["systems"].items() if name != system}
+    for name, peer in peers.items():
+        figures |= {f"{name}_{k}": v for k, v in peer["figures"].items() if k in PEER_FIGURES}
     data = record["data"]
-    return {
+    out = {
         "order": 5,
         "name": "Construction quality with known truth: answers, reads, property names, facts",
         "command": record["command"],
@@ -295,6 +359,41 @@ def published(record: dict[str, Any], system: str = "apexmem") -> dict[str, Any]
         "the gold value, a when-answer when it names the gold day (or month, for 'last "
         "month'). Intervals: Wilson.",
     }
+    for name, peer in peers.items():
+        out["ci95"] |= {
+            f"{name}_{k}": [round(x, 4) for x in wilson(v["successes"], v["n"])]
+            for k, v in peer["figures"].items()
+            if k in PEER_FIGURES and isinstance(v, dict) and v["n"]
+        }  # fmt: skip
+        out["table"] += _peer_rows(name, peer)
+        out.setdefault("peers", {})[name] = {
+            "config": peer.get("config"), "unsupported": peer.get("unsupported", {}),
+        }  # fmt: skip
+    return out
+
+
+PEER_FIGURES = ("now", "as_of", "when", "before", "fact_precision", "fact_recall",
+                "llm_calls_per_turn", "seconds_per_turn")  # fmt: skip
+
+
+def _peer_rows(name: str, peer: dict[str, Any]) -> list[dict[str, str]]:
+    """The table rows of a second arm: its answers and, when it stores them, its facts."""
+    label = {"mem0": "Mem0 (stock mem0ai, same model and embedder)"}.get(name, name)
+    rows = [{
+        "result": f"Construction quality, {label}: now / as-of / when-changed answers "
+        f"(n={{{name}_now[n]}} / {{{name}_as_of[n]}} / {{{name}_when[n]}})",
+        "figure": f"{{{name}_now[rate]:.0%}} / {{{name}_as_of[rate]:.0%}} / "
+        f"{{{name}_when[rate]:.0%}} ({{{name}_seconds_per_turn}} s per turn)",
+        "ci95": f"{name}_now",
+    }]  # fmt: skip
+    if peer["figures"].get("fact_precision") is not None:
+        rows.append({
+            "result": f"Construction quality, {label}: fact precision / recall "
+            f"(n={{{name}_fact_precision[n]}} / {{{name}_fact_recall[n]}})",
+            "figure": f"{{{name}_fact_precision[rate]:.0%}} / {{{name}_fact_recall[rate]:.0%}}",
+            "ci95": f"{name}_fact_precision",
+        })  # fmt: skip
+    return rows
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -304,7 +403,11 @@ def main(argv: list[str] | None = None) -> int:
         record = json.loads(args.from_results.read_text(encoding="utf-8"))
     else:
         args.out = args.out or RESULTS / f"construction_quality_{args.set_name}.json"
-        record = run(args, argv)
+        try:
+            record = run(args, argv)
+        except (Mem0ArmError, ServiceError) as exc:
+            print(exc, file=sys.stderr)
+            return 1
         args.out.parent.mkdir(parents=True, exist_ok=True)
         args.out.write_text(json.dumps(record, indent=1, default=str), encoding="utf-8")
         print(summary(record))

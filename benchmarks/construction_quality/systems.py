@@ -1,5 +1,5 @@
 """The systems a construction-quality run measures, each behind one small interface, so a
-second arm (e.g. Mem0) can sit beside apexmem-neo with its results keyed by its name.
+second arm (``mem0_arm.Mem0``) sits beside apexmem-neo with its results keyed by its name.
 
 ``ApexMem`` goes through the public API only: ``Memory.from_settings`` (as the CLI builds a
 memory), ``ingest_file`` on the generated JSONL, ``ask`` in the default mode, ``query`` (SQL,
@@ -32,6 +32,9 @@ class System(Protocol):
     """What the run needs from a memory system."""
 
     name: str
+    unsupported: dict[str, str]
+    """Figures that cannot be computed for this system, each with the reason (None in the
+    results, never a number)."""
 
     def ingest(self, data: DataSet, jsonl: Path) -> dict[str, Any]: ...
 
@@ -55,6 +58,7 @@ class ApexMem:
     """apexmem-neo as a user builds it from the environment (store, LM, embedder)."""
 
     name = "apexmem"
+    unsupported: dict[str, str] = {}
 
     def __init__(self, store: str, db: Path, namespace: str, fresh: bool = False) -> None:
         if fresh:
