@@ -94,3 +94,42 @@ class AmbiguousEntityError(UnknownEntityError):
             f"{self.name!r} names more than one entity{self._where()}: {listed} "
             "(ask by full name or id)"
         )
+
+
+class InvalidInputError(ApexMemError, ValueError):
+    """Input given to the memory is malformed; the message names the item and the problem."""
+
+
+class UnknownModeError(ApexMemError, ValueError):
+    """An answering mode that is not one of the agent's modes."""
+
+
+class NoLanguageModelError(ApexMemError):
+    """A call needs an LM and the memory was built without one."""
+
+
+class NoSearchIndexError(ApexMemError):
+    """``search`` on a memory built without a search index."""
+
+
+class StoreNotFoundError(ApexMemError, FileNotFoundError):
+    """A memory opened for reading does not exist."""
+
+
+class NothingToForgetError(ApexMemError, LookupError):
+    """``forget`` named a session, an entity or a scope that holds nothing; the message
+    names what the scope holds instead."""
+
+
+class ToolError(ApexMemError):
+    """A refused or failed query or tool call, told to the agent as text it can act on.
+
+    ``title`` names the problem (shown after "Error:"), ``detail`` explains it and
+    ``suggestion`` (optional) shows the form to use instead, e.g. a Cypher query.
+    """
+
+    def __init__(self, title: str, detail: str, suggestion: str | None = None) -> None:
+        self.title = title
+        self.detail = detail
+        self.suggestion = suggestion
+        super().__init__(f"{title}: {detail}")

@@ -6,7 +6,7 @@ from typing import Any, Literal, cast, get_args
 
 from pydantic import BaseModel, Field
 
-from apexmem_neo.errors import ApexMemError
+from apexmem_neo.errors import UnknownModeError as UnknownModeError
 
 Mode = Literal["fast", "react", "auto", "query"]
 MODES: tuple[str, ...] = get_args(Mode)
@@ -25,10 +25,6 @@ ALL_TOOL_NAMES: tuple[str, ...] = TOOL_NAMES + OPTIONAL_TOOL_NAMES
 LOCAL_MAX_ITERS = 4
 HOSTED_MAX_ITERS = 12
 _LOCAL_HOSTS = ("127.0.0.1", "localhost", "0.0.0.0", "[::1]")
-
-
-class UnknownModeError(ApexMemError, ValueError):
-    """An answering mode that is not one of ``MODES``."""
 
 
 def check_mode(mode: object) -> Mode:

@@ -1,21 +1,20 @@
 """The public API: ``Memory`` (and ``AsyncMemory``) and what their methods return."""
 
-from apexmem_neo.agent.models import UnknownModeError
 from apexmem_neo.errors import (
     AmbiguousEntityError,
+    InvalidInputError,
     LanguageModelError,
     LanguageModelUnreachableError,
-    UnknownEntityError,
-)
-from apexmem_neo.memory.aio import AsyncMemory
-from apexmem_neo.memory.build import StoreNotFoundError
-from apexmem_neo.memory.core import (
-    Memory,
     NoLanguageModelError,
     NoSearchIndexError,
+    NothingToForgetError,
+    StoreNotFoundError,
+    UnknownEntityError,
+    UnknownModeError,
 )
-from apexmem_neo.memory.forget import ForgetResult, NothingToForgetError
-from apexmem_neo.memory.messages import InvalidInputError
+from apexmem_neo.memory.aio import AsyncMemory
+from apexmem_neo.memory.core import Memory
+from apexmem_neo.memory.forget import ForgetResult
 from apexmem_neo.memory.results import (
     AddedTurn,
     AddResult,

@@ -16,6 +16,7 @@ from typing import TYPE_CHECKING, Any, Literal
 from apexmem_neo.agent.models import AgentConfig, max_iters_for
 from apexmem_neo.construction.checkpoint import Checkpoint
 from apexmem_neo.errors import ApexMemError, ServiceUnavailableError
+from apexmem_neo.errors import StoreNotFoundError as StoreNotFoundError
 from apexmem_neo.llm import make_lm, quiet_litellm
 from apexmem_neo.llm.failures import is_local_address, unreachable
 from apexmem_neo.search import HybridSearch
@@ -36,10 +37,6 @@ if TYPE_CHECKING:
 SearchChoice = Literal["embedded", "neo4j", "elasticsearch"] | None
 DEFAULT_ES_URL = "http://127.0.0.1:9200"
 ES_REQUEST_TIMEOUT_S = 120
-
-
-class StoreNotFoundError(ApexMemError, FileNotFoundError):
-    """A memory opened for reading does not exist."""
 
 
 def open_sqlite(

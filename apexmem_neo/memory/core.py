@@ -46,7 +46,8 @@ from apexmem_neo.construction.pipeline import (
     RunStats,
     TurnReport,
 )
-from apexmem_neo.errors import ApexMemError
+from apexmem_neo.errors import NoLanguageModelError as NoLanguageModelError
+from apexmem_neo.errors import NoSearchIndexError as NoSearchIndexError
 from apexmem_neo.memory.forget import ForgetResult, erasure_target, forget
 from apexmem_neo.memory.messages import (
     DEFAULT_SESSION,
@@ -86,14 +87,6 @@ from apexmem_neo.tools.names import resolve_entity, resolve_property
 
 Tool = Callable[..., str]
 TurnCallback = Callable[[TurnReport, RunStats], None]
-
-
-class NoLanguageModelError(ApexMemError):
-    """A call needs an LM and the memory was built without one."""
-
-
-class NoSearchIndexError(ApexMemError):
-    """``search`` on a memory built without a search index."""
 
 
 class Memory:

@@ -19,7 +19,7 @@ from typing import TYPE_CHECKING, Final
 
 from pydantic import BaseModel
 
-from apexmem_neo.errors import ApexMemError
+from apexmem_neo.errors import NothingToForgetError as NothingToForgetError
 from apexmem_neo.memory.views import scoped_backend
 from apexmem_neo.ontology import GraphBatch, ids
 from apexmem_neo.store.erasure import Erasure, ErasureTarget
@@ -36,11 +36,6 @@ name (numbered in file order) is named in messages."""
 MAX_NUMBERED: Final = 100_000
 LISTED_SESSIONS: Final = 10
 LOOKUP_LIMITS: Final = QueryLimits(max_rows=10_000, timeout_s=60, max_cell_chars=64)
-
-
-class NothingToForgetError(ApexMemError, LookupError):
-    """``forget`` named a session, an entity or a scope that holds nothing; the message
-    names what the scope holds instead."""
 
 
 class ForgetResult(BaseModel):

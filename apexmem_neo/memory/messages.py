@@ -26,7 +26,7 @@ from typing import Any, Final, TypeAlias
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from apexmem_neo.construction.loaders import TurnInput, text_problem
-from apexmem_neo.errors import ApexMemError
+from apexmem_neo.errors import InvalidInputError as InvalidInputError
 from apexmem_neo.ontology.types import TimeLike, normalize_time
 from apexmem_neo.settings import MAX_TURN_CHARS, MAX_TURN_CHARS_LIMIT
 
@@ -36,10 +36,6 @@ SCOPE_PATTERN = re.compile(r"[A-Za-z0-9][A-Za-z0-9_.:@/-]{0,127}")
 """A scope name, matched whole (``fullmatch``: ``$`` would also match before a newline)."""
 SCOPE_RULE: Final = "1-128 letters, digits or _.:@/- starting with a letter or digit"
 _NOT_IN_SCOPE = re.compile(r"[^A-Za-z0-9_.:@/-]+")
-
-
-class InvalidInputError(ApexMemError, ValueError):
-    """Input given to the memory is malformed; the message names the item and the problem."""
 
 
 class ChatMessage(BaseModel):

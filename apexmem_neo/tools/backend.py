@@ -14,7 +14,7 @@ from dataclasses import dataclass, field
 from itertools import chain
 from typing import Any, Final, Literal, Protocol, runtime_checkable
 
-from apexmem_neo.errors import ApexMemError
+from apexmem_neo.errors import ToolError as ToolError
 
 Language = Literal["cypher", "sql"]
 LANGUAGES: tuple[Language, ...] = ("cypher", "sql")
@@ -43,20 +43,6 @@ class QueryLimits:
             or self.max_result_bytes < MIN_RESULT_BYTES
         ):
             raise ValueError(f"invalid query limits: {self}")
-
-
-class ToolError(ApexMemError):
-    """A refused or failed query, told to the agent as text it can act on.
-
-    ``title`` names the problem (shown after "Error:"), ``detail`` explains it and
-    ``suggestion`` (optional) shows the form to use instead, e.g. a Cypher query.
-    """
-
-    def __init__(self, title: str, detail: str, suggestion: str | None = None) -> None:
-        self.title = title
-        self.detail = detail
-        self.suggestion = suggestion
-        super().__init__(f"{title}: {detail}")
 
 
 @dataclass(frozen=True)
