@@ -22,6 +22,7 @@ from typing import Any
 from apexmem_neo.agent.dated_answers import TurnDates
 from apexmem_neo.agent.models import AgentConfig, EvidenceItem
 from apexmem_neo.agent.timewords import QuestionTime, said_times, spoken_date, with_said_dates
+from apexmem_neo.query.backend import QueryBackend, QueryLimits
 from apexmem_neo.search.protocol import SearchError
 from apexmem_neo.search.text import analyze
 from apexmem_neo.store.protocol import (
@@ -30,7 +31,6 @@ from apexmem_neo.store.protocol import (
     fact_order_key,
     latest_holding,
 )
-from apexmem_neo.tools.backend import QueryBackend, QueryLimits
 from apexmem_neo.tools.entity_lookup import EntityView, Searcher, top_entities
 
 log = logging.getLogger(__name__)
@@ -107,7 +107,17 @@ def _by_score(scores: dict[str, int]) -> list[str]:
 
 
 def _history(view: EntityView, prop: str) -> list[Any]:
-    return sorted((f for f in view.facts if f.property == prop), key=fact_order_key)
+    """The property's facts in time order, without those taken back: a value that a later
+    statement replaced from the very instant it began (a correction) never held."""
+    facts = sorted((f for f in view.facts if f.property == prop), key=fact_order_key)
+    return [f for i, f in enumerate(facts) if not _taken_back(f, facts[i + 1 :])]
+
+
+def _taken_back(fact: Any, later: Sequence[Any]) -> bool:
+    return any(
+        g.t_from == fact.t_from and g.recorded_at > fact.recorded_at and g.value != fact.value
+        for g in later
+    )
 
 
 def is_state(history: Sequence[Any]) -> bool:

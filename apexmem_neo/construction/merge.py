@@ -75,7 +75,8 @@ WORLD: Final = "World"
 EVIDENCE_MIN_SCORE: Final = 80.0
 SPEECH_ACTS: Final = frozenset(
     {"greeting", "greetings", "thank_you", "thanks", "gratitude", "goodbye", "farewell",
-     "acknowledgement", "acknowledgment", "reply", "response"}
+     "acknowledgement", "acknowledgment", "reply", "response", "listener", "speaker", "text",
+     "message", "utterance", "statement", "question", "news", "addressee"}
 )  # fmt: skip
 """Properties naming the act of speaking, not the subject: on LOCOMO the local model stored
 "Hey Gina!" as ``greeting`` and "Thanks!" as ``thank_you``, noise that crowds search."""
@@ -513,6 +514,9 @@ class TurnMerge:
         if self._restates_left_value(fact, prop.name, held.get(prop.name, [])):
             self._drop(fact, "the value this turn's change leaves, said again")
             return
+        if self._said_under_common_name(fact, prop.name):
+            self._drop(fact, "the turn states this value under a common property already")
+            return
         value, dtype = _typed_value(fact, prop, turn.anchor_datetime)
         span = locate_evidence(fact.evidence, turn.text)
         start, end = span if span is not None else (0, len(turn.text))
@@ -543,10 +547,14 @@ class TurnMerge:
 
     def _unfaithful(self, fact: ExtractedFact) -> str | None:
         """Why the turn does not state the fact (its value unsaid, or denied), or None."""
-        text = self.item.text
-        if isinstance(fact.value, str) and infer_dtype(fact.value) in (DType.DATE, DType.DATETIME):
+        text, name = self.item.text, to_snake_case(fact.property)
+        if _is_iso_date(fact.value) and _DATE_PROPERTY.search(name):
             return None  # an ISO date the model grounded itself: its time words are checked
-        if not value_said(fact.value, text, to_snake_case(fact.property)):
+        if _names_its_property(fact.value, name):
+            return f"the value {fact.value!r} only repeats the property's name"
+        if isinstance(fact.value, str) and _PRONOUN.search(fact.value):
+            return f"the value {fact.value!r} is a clause about the speakers, not a value"
+        if not value_said(fact.value, text, name):
             return f"the value {fact.value!r} is not said in this turn"
         if negated(fact.value, text):
             return f"the value {fact.value!r} is denied or left in this turn"
@@ -569,9 +577,23 @@ class TurnMerge:
         as the candidates. Lexicon names are trusted as they are (``hometown`` and
         ``lives_in`` may hold one city).
         """
-        if not held or prop.name in held or common_property(prop.name) is not None:
+        if common_property(prop.name) is not None:
             return prop
         turn_id = self.item.turn().turn_id
+        replaced = self._replaced_property(held)
+        if replaced is not None and replaced != prop.name:
+            self.resolver.record(
+                turn_id,
+                "property",
+                fact.property,
+                "choose_existing",
+                chosen=replaced,
+                via="rule",
+                rationale=f"the turn gives up the entity's {replaced!r} value for this one",
+            )
+            return self._known(replaced, prop)
+        if not held or prop.name in held:
+            return prop
         same_value = [q for q, records in held.items() if _holds_value(records, fact.value)]
         if len(same_value) == 1:
             chosen = same_value[0]
@@ -591,6 +613,18 @@ class TurnMerge:
         chosen_name = self.resolver.ask_property(turn_id, fact, prop.name, related)
         return prop if chosen_name is None else self._known(chosen_name, prop)
 
+    def _replaced_property(self, held: dict[str, list[FactRecord]]) -> str | None:
+        """The one property whose current value this turn gives up ("I sold the X", "Y, not
+        X", "leaving X"): a new value in the same turn under a name memory does not know
+        replaces it."""
+        text = self.item.text
+        given_up = {
+            name
+            for name, records in held.items()
+            if _current_value_given_up(records[-1].value, text)
+        }
+        return next(iter(given_up)) if len(given_up) == 1 else None
+
     def _known(self, name: str, fallback: Property) -> Property:
         return self.resolver.properties.properties.get(name, fallback)
 
@@ -603,6 +637,21 @@ class TurnMerge:
             return False
         key = (_subject_key(fact.subject, self.item.speaker), stored_property_name(fact.property))
         return len(self._stated.get(key, set())) > 1
+
+    def _said_under_common_name(self, fact: ExtractedFact, prop_name: str) -> bool:
+        """Whether this turn gives the fact's value (or a value containing it) to the same
+        subject under a lexicon property, while this fact's property is not one: the model
+        said "employer = Soylent Foods" and also "commute = Soylent Foods"."""
+        if common_property(prop_name) is not None:
+            return False
+        subject = _subject_key(fact.subject, self.item.speaker)
+        value = normalize_text(str(fact.value))
+        for (other_subject, other_prop), values in self._stated.items():
+            if other_subject != subject or common_property(other_prop) is None:
+                continue
+            if any(value and value in said for said in values):
+                return True
+        return False
 
     def _corrected_start(
         self, fact: ExtractedFact, prop_name: str, records: list[FactRecord], t_from: str
@@ -714,6 +763,29 @@ def _stated_values(facts: list[ExtractedFact], speaker: str) -> dict[tuple[str, 
         key = (_subject_key(fact.subject, speaker), stored_property_name(fact.property))
         stated.setdefault(key, set()).add(normalize_text(str(fact.value)))
     return stated
+
+
+_DATE_PROPERTY: Final = re.compile(
+    r"date|day|birthday|anniversary|deadline|since|until|when|time|start|end|born"
+)
+_PRONOUN: Final = re.compile(r"\b(i|me|my|mine|we|us|our|you|your)\b", re.IGNORECASE)
+
+
+def _is_iso_date(value: object) -> bool:
+    return isinstance(value, str) and infer_dtype(value) in (DType.DATE, DType.DATETIME)
+
+
+def _names_its_property(value: object, prop_name: str) -> bool:
+    """A text value whose every word is a word of its property ("restaurant" as the value
+    of ``favourite_restaurant``)."""
+    if not isinstance(value, str):
+        return False
+    value_words = set(normalize_text(value).replace("_", " ").split())
+    return bool(value_words) and value_words <= set(prop_name.split("_"))
+
+
+def _current_value_given_up(value: object, text: str) -> bool:
+    return value_said(value, text) and negated(value, text)
 
 
 def _subject_key(subject: str, speaker: str) -> str:

@@ -85,6 +85,16 @@ def test_timeline_closes_each_value_at_the_next_and_answers_the_question_times(
     assert "value on 2023-01-01 (in 2023): nothing recorded yet" in text
 
 
+def test_a_value_corrected_at_its_own_start_is_not_shown(store: SQLiteGraphStore) -> None:
+    sakura = store.history(ALICE, "favourite_restaurant")[-1]
+    corrected = sakura.model_copy(
+        update={"value": "Sushi Zen", "fact_id": "z1", "recorded_at": "2099-01-01T00:00:00"}
+    )
+    text = compact_entity(_view(store, [corrected]), max_facts=10, question="restaurant", times=[])
+    assert "Sakura Sushi" not in text
+    assert "changed 1 time(s): on 2024-03-20 from Italian Garden to Sushi Zen" in text
+
+
 def test_computed_lines_answer_as_of_before_and_count(store: SQLiteGraphStore) -> None:
     view = _view(store)
     asked = [QuestionTime("2024-02-01", "2024-02-01", "2024-02-01")]
