@@ -31,8 +31,8 @@ from apexmem_neo.agent.toolset import build_tools
 from apexmem_neo.errors import ApexMemError
 from apexmem_neo.memory.messages import DEFAULT_SESSION, check_scope, read_messages
 from apexmem_neo.memory.results import AddResult
+from apexmem_neo.query.backend import Language
 from apexmem_neo.search import SearchResults
-from apexmem_neo.tools.backend import Language
 
 if TYPE_CHECKING:
     from apexmem_neo.memory.core import Memory

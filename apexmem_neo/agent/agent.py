@@ -42,8 +42,8 @@ from apexmem_neo.agent.timewords import QuestionTime, hints_text, question_times
 from apexmem_neo.llm.failures import raise_if_fatal
 from apexmem_neo.llm.lm import SchemaJSONAdapter
 from apexmem_neo.ontology.types import TimeLike, normalize_time
+from apexmem_neo.query.backend import Language, QueryBackend
 from apexmem_neo.store.protocol import GraphStore
-from apexmem_neo.tools.backend import Language, QueryBackend
 from apexmem_neo.tools.compact_schema import compact_schema
 from apexmem_neo.tools.entity_lookup import Searcher
 

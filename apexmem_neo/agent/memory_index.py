@@ -17,6 +17,7 @@ from collections.abc import Callable, Collection, Iterable, Iterator, Sequence
 from typing import Any
 
 from apexmem_neo.ontology import Entity, Event, Evidence, Fact, GraphBatch, Session, Turn, ids
+from apexmem_neo.query.backend import QueryBackend, QueryLimits
 from apexmem_neo.search import HybridSearch, SearchDocument
 from apexmem_neo.search.documents import (
     DEFAULT_WINDOW,
@@ -36,7 +37,6 @@ from apexmem_neo.store.columns import (
     fact_model_from_row,
     property_from_row,
 )
-from apexmem_neo.tools.backend import QueryBackend, QueryLimits
 
 PAGE = 2000
 READ_LIMITS = QueryLimits(

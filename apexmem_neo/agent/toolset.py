@@ -7,8 +7,8 @@ from collections.abc import Callable, Iterable
 
 from apexmem_neo.agent.models import ALL_TOOL_NAMES, TOOL_NAMES
 from apexmem_neo.errors import ApexMemError
+from apexmem_neo.query.backend import Language, QueryBackend, QueryLimits
 from apexmem_neo.store.protocol import GraphStore
-from apexmem_neo.tools.backend import Language, QueryBackend, QueryLimits
 from apexmem_neo.tools.entity_lookup import Searcher, entity_lookup_tool
 from apexmem_neo.tools.graph_query import graph_query_tool
 from apexmem_neo.tools.schema_viewer import schema_viewer_tool

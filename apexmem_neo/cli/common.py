@@ -23,9 +23,8 @@ from rich.markup import escape
 from typer.core import TyperGroup
 
 from apexmem_neo.construction.loaders import LoaderError
-from apexmem_neo.errors import ApexMemError
+from apexmem_neo.errors import ApexMemError, ToolError
 from apexmem_neo.settings import Settings
-from apexmem_neo.tools.backend import ToolError
 
 if TYPE_CHECKING:  # Memory loads DSPy and the stores: only commands that open one pay for it
     from apexmem_neo.memory import Memory

@@ -27,8 +27,8 @@ from apexmem_neo.cli.common import (
 )
 from apexmem_neo.memory import AmbiguousEntityError, EntityHistory, MemoryStats
 from apexmem_neo.memory.views import scoped_backend
+from apexmem_neo.query.backend import QueryLimits, QueryResult
 from apexmem_neo.tools import markdown
-from apexmem_neo.tools.backend import QueryLimits, QueryResult
 
 CELL_CHARS = QueryLimits().max_cell_chars
 LangOpt = Annotated[

@@ -21,9 +21,9 @@ from apexmem_neo.memory.messages import Message
 from apexmem_neo.memory.results import AddResult, EntityHistory, MemoryStats
 from apexmem_neo.ontology import Entity
 from apexmem_neo.ontology.types import TimeLike
+from apexmem_neo.query.backend import Language, QueryResult
 from apexmem_neo.search import DocKind, SearchResults
 from apexmem_neo.store.protocol import ChangeRecord, FactRecord
-from apexmem_neo.tools.backend import Language, QueryResult
 
 T = TypeVar("T")
 

@@ -77,12 +77,12 @@ from apexmem_neo.memory.transfer import (
 from apexmem_neo.memory.views import ScopedSearcher, scoped_backend
 from apexmem_neo.ontology import Entity, GraphBatch, ids
 from apexmem_neo.ontology.types import TimeLike, normalize_time
+from apexmem_neo.query.backend import Language, QueryBackend, QueryLimits, QueryResult
 from apexmem_neo.search import DocKind, HybridSearch, SearchFilters, SearchResults
 from apexmem_neo.search.protocol import SearchError
 from apexmem_neo.settings import MAX_TURN_CHARS
 from apexmem_neo.store.protocol import ChangeRecord, FactRecord, GraphStore
 from apexmem_neo.store.scoped import ScopedStore
-from apexmem_neo.tools.backend import Language, QueryBackend, QueryLimits, QueryResult
 from apexmem_neo.tools.names import resolve_entity, resolve_property
 
 Tool = Callable[..., str]

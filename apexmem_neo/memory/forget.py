@@ -22,8 +22,8 @@ from pydantic import BaseModel
 from apexmem_neo.errors import NothingToForgetError as NothingToForgetError
 from apexmem_neo.memory.views import scoped_backend
 from apexmem_neo.ontology import GraphBatch, ids
+from apexmem_neo.query.backend import QueryLimits
 from apexmem_neo.store.erasure import Erasure, ErasureTarget
-from apexmem_neo.tools.backend import QueryLimits
 
 if TYPE_CHECKING:
     from apexmem_neo.memory.core import Memory

@@ -40,6 +40,7 @@ from apexmem_neo.ontology import (
     Session,
     Turn,
 )
+from apexmem_neo.query.backend import QueryBackend, QueryLimits
 from apexmem_neo.store.columns import (
     COLUMNS,
     PRIMARY_KEYS,
@@ -49,7 +50,6 @@ from apexmem_neo.store.columns import (
     property_from_row,
 )
 from apexmem_neo.store.protocol import TABLES, StoreError
-from apexmem_neo.tools.backend import QueryBackend, QueryLimits
 
 if TYPE_CHECKING:
     from apexmem_neo.memory.core import Memory

@@ -9,9 +9,7 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
-from apexmem_neo.search.engine import HybridSearch, SearchResults
-from apexmem_neo.search.protocol import SearchFilters
-from apexmem_neo.tools.backend import (
+from apexmem_neo.query.backend import (
     Example,
     Language,
     QueryBackend,
@@ -19,6 +17,8 @@ from apexmem_neo.tools.backend import (
     QueryResult,
     SchemaInfo,
 )
+from apexmem_neo.search.engine import HybridSearch, SearchResults
+from apexmem_neo.search.protocol import SearchFilters
 
 
 class ScopedSearcher:

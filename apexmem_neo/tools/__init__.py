@@ -1,16 +1,17 @@
-"""The agent's read-only tools: GraphQuery and SchemaViewer over a ``QueryBackend``.
+"""The agent's read tools: SchemaViewer, EntityLookup, GraphQuery, Search and Timeline.
 
-Build a backend (``SQLiteQueryBackend(path)`` or ``Neo4jQueryBackend(driver)``), then the
-tools the agent calls: ``graph_query_tool(backend)`` and ``schema_viewer_tool(backend)``.
-Both return markdown and never raise; problems come back under an "## Error:" heading.
+Each tool function takes what it reads (a ``QueryBackend`` from ``apexmem_neo.query``, a
+``GraphStore``, a searcher) and returns markdown; it never raises, problems come back under an
+"## Error:" heading. The query backends and ``ToolError`` are re-exported here for the import
+paths that used them.
 """
 
-from apexmem_neo.tools.backend import QueryBackend, QueryLimits, QueryResult, ToolError
+from apexmem_neo.query.backend import QueryBackend, QueryLimits, QueryResult, ToolError
+from apexmem_neo.query.neo4j_backend import Neo4jQueryBackend
+from apexmem_neo.query.shim.translate import Translation, sql_to_cypher
+from apexmem_neo.query.sqlite_backend import SQLiteQueryBackend
 from apexmem_neo.tools.graph_query import graph_query_tool, run_graph_query
-from apexmem_neo.tools.neo4j_backend import Neo4jQueryBackend
 from apexmem_neo.tools.schema_viewer import schema_viewer_tool, view_schema
-from apexmem_neo.tools.sql_to_cypher import Translation, sql_to_cypher
-from apexmem_neo.tools.sqlite_backend import SQLiteQueryBackend
 
 __all__ = [
     "Neo4jQueryBackend",

@@ -7,7 +7,7 @@ from __future__ import annotations
 
 from typing import Final
 
-from apexmem_neo.tools.backend import Language, SchemaInfo
+from apexmem_neo.query.backend import Language, SchemaInfo
 
 COMPACT_TABLES: Final = ("entities", "facts", "events", "turns")
 """The tables (labels) the compact schema lists: what questions about facts and turns need."""

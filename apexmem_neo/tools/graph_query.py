@@ -6,8 +6,7 @@ import re
 from collections.abc import Callable, Mapping
 from typing import Any, Final
 
-from apexmem_neo.tools import markdown
-from apexmem_neo.tools.backend import (
+from apexmem_neo.query.backend import (
     LANGUAGES,
     QueryBackend,
     QueryLimits,
@@ -15,6 +14,7 @@ from apexmem_neo.tools.backend import (
     ToolError,
     check_query_size,
 )
+from apexmem_neo.tools import markdown
 
 GRAPH_QUERY_DOC = """Run one read-only query over the memory graph; rows come back as markdown.
 

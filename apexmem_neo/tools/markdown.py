@@ -6,7 +6,7 @@ import json
 from collections.abc import Sequence
 from typing import Any
 
-from apexmem_neo.tools.backend import QueryResult, ToolError
+from apexmem_neo.query.backend import QueryResult, ToolError
 
 ELLIPSIS = "…"
 

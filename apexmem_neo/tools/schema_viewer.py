@@ -4,8 +4,9 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
-from apexmem_neo.tools import examples, markdown
-from apexmem_neo.tools.backend import QueryBackend, SchemaInfo, TableInfo, ToolError
+from apexmem_neo.query import examples
+from apexmem_neo.query.backend import QueryBackend, SchemaInfo, TableInfo, ToolError
+from apexmem_neo.tools import markdown
 
 SCHEMA_VIEWER_DOC = """Show the schema of the memory graph as markdown.
 

@@ -24,10 +24,10 @@ from neo4j import Driver
 
 from apexmem_neo.agent import AgentConfig, MemoryAgent, build_tools
 from apexmem_neo.ontology import GraphBatch
+from apexmem_neo.query.backend import Language, QueryBackend
 from apexmem_neo.store.neo4j import Neo4jGraphStore
 from apexmem_neo.store.sqlite import SQLiteGraphStore
 from apexmem_neo.tools import Neo4jQueryBackend, SQLiteQueryBackend
-from apexmem_neo.tools.backend import Language, QueryBackend
 from apexmem_neo.tools.compact_schema import compact_schema
 from benchmarks.query_languages.gold import PREFIX
 from benchmarks.query_languages.judge import is_correct

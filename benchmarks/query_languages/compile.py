@@ -22,8 +22,8 @@ from pathlib import Path
 
 from rich.console import Console
 
+from apexmem_neo.query.backend import Language, QueryBackend
 from apexmem_neo.settings import Settings
-from apexmem_neo.tools.backend import Language, QueryBackend
 from benchmarks.query_languages.arms import (
     Stores,
     delete_gold,

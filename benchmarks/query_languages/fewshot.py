@@ -34,7 +34,7 @@ from pydantic import BaseModel
 from apexmem_neo.agent.query_loop import NO_ATTEMPTS, QueryProgram
 from apexmem_neo.agent.timewords import hints_text, resolve_time_words
 from apexmem_neo.ontology.types import normalize_time
-from apexmem_neo.tools.backend import Language
+from apexmem_neo.query.backend import Language
 from benchmarks.query_languages.questions import OPS, Question, dated_text
 from benchmarks.query_languages.reference import reference_query
 from benchmarks.query_languages.split import held_out_subjects, select, subjects

@@ -37,7 +37,7 @@ from typing import Any, Final, Literal
 from pydantic import BaseModel
 
 from apexmem_neo.agent.models import AgentResult
-from apexmem_neo.tools.graph_mapping import GRAPH_RELATIONSHIPS
+from apexmem_neo.query.graph_mapping import GRAPH_RELATIONSHIPS
 
 QUERY_TOOLS: Final = ("GraphQuery", "Text2Cypher", "Text2SQL")
 Program = Literal["compiled", "zero-shot"]

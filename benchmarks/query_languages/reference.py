@@ -18,8 +18,8 @@ import json
 from collections.abc import Mapping
 from typing import Final
 
-from apexmem_neo.tools.backend import Language, QueryBackend, QueryLimits, QueryResult
-from apexmem_neo.tools.cypher_text import string as cypher_string
+from apexmem_neo.query.backend import Language, QueryBackend, QueryLimits, QueryResult
+from apexmem_neo.query.cypher.quoting import string as cypher_string
 from benchmarks.query_languages.judge import is_correct
 from benchmarks.query_languages.questions import Question
 

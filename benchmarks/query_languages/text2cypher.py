@@ -24,7 +24,7 @@ from neo4j_graphrag.llm import OpenAILLM
 from neo4j_graphrag.llm.types import LLMResponse
 from neo4j_graphrag.retrievers import Text2CypherRetriever
 
-from apexmem_neo.tools.backend import SchemaInfo
+from apexmem_neo.query.backend import SchemaInfo
 from apexmem_neo.tools.compact_schema import EXAMPLE_QUERIES, EXAMPLE_REQUEST, HISTORY_NOTE
 from benchmarks.query_languages.fewshot import cypher_example
 from benchmarks.query_languages.judge import is_correct

@@ -26,9 +26,9 @@ from dspy.utils.callback import BaseCallback
 from apexmem_neo.agent.programs import load_compiled
 from apexmem_neo.agent.react_loop import token_total
 from apexmem_neo.llm import SchemaJSONAdapter
+from apexmem_neo.query.backend import SchemaInfo
 from apexmem_neo.tools import QueryBackend, QueryLimits, QueryResult, ToolError
 from apexmem_neo.tools import markdown as tool_markdown
-from apexmem_neo.tools.backend import SchemaInfo
 from apexmem_neo.tools.compact_schema import compact_schema
 from benchmarks.query_languages.judge import is_correct
 from benchmarks.query_languages.metrics import (

@@ -18,10 +18,10 @@ from dataclasses import dataclass, field
 from typing import Any, Final, Literal
 from unittest.mock import patch
 
-from apexmem_neo.tools import neo4j_backend
-from apexmem_neo.tools.backend import Language, QueryBackend, QueryLimits
+from apexmem_neo.query import neo4j_backend
+from apexmem_neo.query.backend import Language, QueryBackend, QueryLimits
+from apexmem_neo.query.neo4j_deadline import WORKER_THREAD
 from apexmem_neo.tools.graph_query import run_graph_query
-from apexmem_neo.tools.neo4j_deadline import WORKER_THREAD
 
 LIKE_PATTERN: Final = "%_" * 11 + "%x"
 """Eleven ``%_`` and a final ``%x``: one ``.*`` per wildcard backtracks without end."""

@@ -17,8 +17,8 @@ import pytest
 from neo4j import Driver
 
 from apexmem_neo.llm import make_lm
+from apexmem_neo.query.backend import Language
 from apexmem_neo.store.neo4j import Neo4jGraphStore
-from apexmem_neo.tools.backend import Language
 from apexmem_neo.tools.compact_schema import EXAMPLE_QUERIES
 from apexmem_neo.tools.graph_query import run_graph_query
 from benchmarks.query_languages.arms import (

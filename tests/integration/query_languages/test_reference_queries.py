@@ -25,7 +25,7 @@ from neo4j import Driver
 from neo4j_graphrag.llm.types import LLMResponse
 
 from apexmem_neo.ontology import GraphBatch
-from apexmem_neo.tools.backend import Language, QueryBackend
+from apexmem_neo.query.backend import Language, QueryBackend
 from benchmarks.query_languages.arms import Stores, build_agent_arm, delete_gold, open_stores
 from benchmarks.query_languages.fewshot import (
     AGENT_LANGUAGES,

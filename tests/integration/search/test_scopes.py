@@ -17,6 +17,8 @@ from neo4j import Driver
 from apexmem_neo.agent.memory_index import index_batches
 from apexmem_neo.ontology import GraphBatch
 from apexmem_neo.ontology.ids import scope_label
+from apexmem_neo.query.backend import QueryBackend
+from apexmem_neo.query.neo4j_backend import Neo4jQueryBackend
 from apexmem_neo.search import UnscopedIndexError, documents_from_batch
 from apexmem_neo.search.backends.elasticsearch import VECTOR_FIELDS, ElasticsearchIndex
 from apexmem_neo.search.backends.neo4j_native import Neo4jNativeIndex
@@ -28,8 +30,6 @@ from apexmem_neo.store.neo4j import Neo4jGraphStore
 from apexmem_neo.store.sqlite import SQLiteGraphStore
 from apexmem_neo.testing import HashingEmbedder
 from apexmem_neo.tools import SQLiteQueryBackend
-from apexmem_neo.tools.backend import QueryBackend
-from apexmem_neo.tools.neo4j_backend import Neo4jQueryBackend
 from tests.unit.search.test_scopes import mom_batch
 
 pytestmark = [pytest.mark.integration]

@@ -17,8 +17,8 @@ import neo4j
 import pytest
 from neo4j import Driver
 
-from apexmem_neo.tools.backend import ToolError
-from apexmem_neo.tools.cypher_scope import scope_cypher
+from apexmem_neo.query.backend import ToolError
+from apexmem_neo.query.cypher.scope import scope_cypher
 
 pytestmark = [pytest.mark.integration, pytest.mark.neo4j]
 

@@ -23,7 +23,7 @@ from neo4j import Driver
 
 from apexmem_neo import Memory
 from apexmem_neo.ontology.ids import scope_label
-from apexmem_neo.tools.backend import QueryResult, ToolError
+from apexmem_neo.query.backend import QueryResult, ToolError
 from tests.unit.store.test_contract import scoped_batch
 
 pytestmark = [pytest.mark.integration, pytest.mark.neo4j]

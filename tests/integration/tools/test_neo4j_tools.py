@@ -7,6 +7,10 @@ import re
 import pytest
 from neo4j import Driver
 
+from apexmem_neo.query import neo4j_backend as neo4j_backend_module
+from apexmem_neo.query.backend import Example
+from apexmem_neo.query.examples import CYPHER_EXAMPLES
+from apexmem_neo.query.neo4j_backend import RELATIONSHIP_TYPES, unknown_names
 from apexmem_neo.tools import (
     Neo4jQueryBackend,
     QueryBackend,
@@ -15,10 +19,6 @@ from apexmem_neo.tools import (
     run_graph_query,
     schema_viewer_tool,
 )
-from apexmem_neo.tools import neo4j_backend as neo4j_backend_module
-from apexmem_neo.tools.backend import Example
-from apexmem_neo.tools.examples import CYPHER_EXAMPLES
-from apexmem_neo.tools.neo4j_backend import RELATIONSHIP_TYPES, unknown_names
 from tests.integration.tools.test_sql_shim_neo4j import EXAMPLE_PARAMS
 from tests.unit.tools.graph_data import ALICE
 

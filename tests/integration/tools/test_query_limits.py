@@ -20,10 +20,10 @@ from pathlib import Path
 import pytest
 from neo4j import Driver
 
+from apexmem_neo.query import neo4j_backend as neo4j_backend_module
+from apexmem_neo.query.neo4j_deadline import TAG_KEY, new_tag
+from apexmem_neo.query.shim.patterns import glob_regex, like_regex
 from apexmem_neo.tools import Neo4jQueryBackend, QueryLimits, SQLiteQueryBackend, run_graph_query
-from apexmem_neo.tools import neo4j_backend as neo4j_backend_module
-from apexmem_neo.tools.neo4j_deadline import TAG_KEY, new_tag
-from apexmem_neo.tools.sql_patterns import glob_regex, like_regex
 from benchmarks.query_limits.hostile import (
     LIKE_PATTERN,
     Hostile,

@@ -11,8 +11,8 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from neo4j import Driver
 
+from apexmem_neo.query.examples import SQL_EXAMPLES
 from apexmem_neo.tools import Neo4jQueryBackend, QueryLimits, SQLiteQueryBackend
-from apexmem_neo.tools.examples import SQL_EXAMPLES
 from tests.integration.tools.conftest import count_test_graph, write_test_graph
 from tests.unit.tools.graph_data import ALICE
 from tests.unit.tools.shim_cases import CASES, Case

@@ -9,7 +9,7 @@ from pydantic import BaseModel, ValidationError
 from apexmem_neo.cli.common import fail, one_line, store_flags, user_errors
 from apexmem_neo.construction.loaders import LoaderError
 from apexmem_neo.errors import ApexMemError
-from apexmem_neo.tools.backend import ToolError
+from apexmem_neo.query.backend import ToolError
 
 
 def test_fail_prints_brackets_whole(capsys: pytest.CaptureFixture[str]) -> None:

@@ -21,9 +21,9 @@ from apexmem_neo.memory import InvalidInputError
 from apexmem_neo.memory.messages import check_scope, derive_scope
 from apexmem_neo.memory.transfer import TransferError
 from apexmem_neo.ontology import ids
+from apexmem_neo.query.sqlite_backend import MAX_VALUE_BYTES
 from apexmem_neo.settings import MAX_TURN_CHARS, MAX_TURN_CHARS_LIMIT, Settings
 from apexmem_neo.testing import HashingEmbedder
-from apexmem_neo.tools.sqlite_backend import MAX_VALUE_BYTES
 
 SCOPE = "alice"
 

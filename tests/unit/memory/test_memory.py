@@ -15,10 +15,10 @@ from apexmem_neo.memory import (
     StoreNotFoundError,
     UnknownEntityError,
 )
+from apexmem_neo.query.backend import ToolError
 from apexmem_neo.search import EmbedderMismatchError
 from apexmem_neo.settings import LOCAL_LM, LOCAL_LM_API_BASE, Settings
 from apexmem_neo.testing import HashingEmbedder
-from apexmem_neo.tools.backend import ToolError
 from tests.unit.agent.alice import alice_batch
 
 

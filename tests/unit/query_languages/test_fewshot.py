@@ -20,9 +20,9 @@ from apexmem_neo.agent.query_loop import QueryLoop
 from apexmem_neo.errors import ApexMemError
 from apexmem_neo.llm import SchemaJSONAdapter
 from apexmem_neo.ontology import GraphBatch
+from apexmem_neo.query.backend import Language
 from apexmem_neo.store.neo4j import Neo4jGraphStore
 from apexmem_neo.tools import Neo4jQueryBackend, SQLiteQueryBackend
-from apexmem_neo.tools.backend import Language
 from benchmarks.query_languages.arms import AGENT_CONFIG, Stores, build_agent_arm, open_stores
 from benchmarks.query_languages.fewshot import (
     AGENT_LANGUAGES,

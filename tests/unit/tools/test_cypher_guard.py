@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import pytest
 
-from apexmem_neo.tools.backend import ToolError
-from apexmem_neo.tools.cypher_guard import (
+from apexmem_neo.query.backend import ToolError
+from apexmem_neo.query.cypher.guard import (
     ALLOWED_PROCEDURES,
     check_cypher,
     tokens,

@@ -12,10 +12,10 @@ import pytest
 from antlr4 import ParserRuleContext
 from antlr4_cypher import CypherParser
 
-from apexmem_neo.tools.backend import ToolError
-from apexmem_neo.tools.cypher_scope import lex, parse, scope_cypher
-from apexmem_neo.tools.cypher_scope_text import name_value
-from apexmem_neo.tools.regex_safety import regex_refusal
+from apexmem_neo.query.backend import ToolError
+from apexmem_neo.query.cypher.regex_safety import regex_refusal
+from apexmem_neo.query.cypher.scope import lex, parse, scope_cypher
+from apexmem_neo.query.cypher.tokens import name_value
 
 LABEL = "Scope_3f9a"
 A200 = "a" * 200
@@ -262,7 +262,7 @@ def test_ambiguity_outside_the_tolerated_rules_is_refused() -> None:
     """No ordinary query reaches this path, so the listener is called as ANTLR would."""
     from types import SimpleNamespace
 
-    from apexmem_neo.tools.cypher_scope import _Raise
+    from apexmem_neo.query.cypher.scope import _Raise
 
     rules = ["expression", "atom"]
     recognizer = SimpleNamespace(ruleNames=rules)

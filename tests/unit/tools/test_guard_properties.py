@@ -15,11 +15,11 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from sqlglot import exp
 
+from apexmem_neo.query.backend import ToolError
+from apexmem_neo.query.cypher.guard import check_cypher
+from apexmem_neo.query.graph_mapping import QUERYABLE_TABLES
+from apexmem_neo.query.sql.guard import check_sql
 from apexmem_neo.tools import QueryLimits, SQLiteQueryBackend, run_graph_query
-from apexmem_neo.tools.backend import ToolError
-from apexmem_neo.tools.cypher_guard import check_cypher
-from apexmem_neo.tools.graph_mapping import QUERYABLE_TABLES
-from apexmem_neo.tools.sql_guard import check_sql
 from tests.unit.tools.test_security_sqlite import checksum
 
 READ_PREFIXES = [

@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
+from apexmem_neo.query.backend import QueryResult, ToolError
 from apexmem_neo.tools import markdown
-from apexmem_neo.tools.backend import QueryResult, ToolError
 
 
 def test_cells() -> None:

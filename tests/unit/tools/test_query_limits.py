@@ -10,8 +10,7 @@ from typing import Any
 
 import pytest
 
-from apexmem_neo.tools import QueryLimits, SQLiteQueryBackend, graph_query_tool, run_graph_query
-from apexmem_neo.tools.backend import (
+from apexmem_neo.query.backend import (
     Example,
     Language,
     QueryResult,
@@ -21,7 +20,8 @@ from apexmem_neo.tools.backend import (
     collect_rows,
     value_size,
 )
-from apexmem_neo.tools.neo4j_deadline import DeadlineExpired, call_with_deadline
+from apexmem_neo.query.neo4j_deadline import DeadlineExpired, call_with_deadline
+from apexmem_neo.tools import QueryLimits, SQLiteQueryBackend, graph_query_tool, run_graph_query
 
 WIDE_SQL = (
     "WITH RECURSIVE c(x) AS (SELECT 1 UNION ALL SELECT x + 1 FROM c LIMIT 1000) "

@@ -10,8 +10,8 @@ from pathlib import Path
 
 import pytest
 
+from apexmem_neo.query.graph_mapping import QUERYABLE_TABLES
 from apexmem_neo.tools import QueryLimits, SQLiteQueryBackend, run_graph_query
-from apexmem_neo.tools.graph_mapping import QUERYABLE_TABLES
 from tests.unit.tools.hostile import (
     BOUNDED_CYPHER,
     BOUNDED_SQL,

@@ -5,9 +5,9 @@ from __future__ import annotations
 import pytest
 from sqlglot import exp
 
-from apexmem_neo.tools.backend import ToolError
-from apexmem_neo.tools.graph_mapping import QUERYABLE_TABLES
-from apexmem_neo.tools.sql_guard import check_sql
+from apexmem_neo.query.backend import ToolError
+from apexmem_neo.query.graph_mapping import QUERYABLE_TABLES
+from apexmem_neo.query.sql.guard import check_sql
 from tests.unit.tools.hostile import REFUSED_SQL
 from tests.unit.tools.shim_cases import CASES
 

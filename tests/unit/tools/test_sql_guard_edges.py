@@ -8,11 +8,12 @@ from __future__ import annotations
 
 import pytest
 
-from apexmem_neo.tools import SQLiteQueryBackend, run_graph_query, sql_to_cypher
-from apexmem_neo.tools.backend import ToolError
-from apexmem_neo.tools.cypher_guard import check_cypher
-from apexmem_neo.tools.graph_mapping import QUERYABLE_TABLES
-from apexmem_neo.tools.sql_guard import check_sql
+from apexmem_neo.query.backend import ToolError
+from apexmem_neo.query.cypher.guard import check_cypher
+from apexmem_neo.query.graph_mapping import QUERYABLE_TABLES
+from apexmem_neo.query.shim import sql_to_cypher
+from apexmem_neo.query.sql.guard import check_sql
+from apexmem_neo.tools import SQLiteQueryBackend, run_graph_query
 
 KEYWORD_NAMES = ("set", "load", "use", "SET")
 

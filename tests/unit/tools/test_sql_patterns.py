@@ -15,7 +15,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from apexmem_neo.tools.sql_patterns import NEVER, glob_regex, like_regex
+from apexmem_neo.query.shim.patterns import NEVER, glob_regex, like_regex
 
 LIKE_ALPHABET = "aAbB_%\\.é É*"
 GLOB_ALPHABET = "ab?*[]^-\\.z"

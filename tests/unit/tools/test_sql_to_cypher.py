@@ -11,10 +11,10 @@ import re
 
 import pytest
 
-from apexmem_neo.tools import sql_to_cypher
-from apexmem_neo.tools.backend import ToolError
-from apexmem_neo.tools.cypher_guard import check_cypher
-from apexmem_neo.tools.sql_expressions import glob_regex, like_regex
+from apexmem_neo.query.backend import ToolError
+from apexmem_neo.query.cypher.guard import check_cypher
+from apexmem_neo.query.shim import sql_to_cypher
+from apexmem_neo.query.shim.expressions import glob_regex, like_regex
 from tests.unit.tools.shim_cases import CASES
 
 

@@ -15,10 +15,10 @@ from typing import Any
 
 import pytest
 
+from apexmem_neo.query.backend import ToolError
+from apexmem_neo.query.sqlite_backend import _fetch
 from apexmem_neo.store.sqlite import SQLiteGraphStore
 from apexmem_neo.tools import QueryLimits, SQLiteQueryBackend
-from apexmem_neo.tools.backend import ToolError
-from apexmem_neo.tools.sqlite_backend import _fetch
 from tests.unit.store.backends import FakeClock
 from tests.unit.store.test_contract import scoped_batch
 

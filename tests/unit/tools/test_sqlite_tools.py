@@ -9,6 +9,9 @@ from typing import Any
 
 import pytest
 
+from apexmem_neo.query.backend import Example, Language, QueryResult, SchemaInfo, ToolError
+from apexmem_neo.query.examples import SQL_EXAMPLES
+from apexmem_neo.query.graph_mapping import column_type, is_nullable, table_columns
 from apexmem_neo.tools import (
     QueryBackend,
     QueryLimits,
@@ -17,9 +20,6 @@ from apexmem_neo.tools import (
     run_graph_query,
     schema_viewer_tool,
 )
-from apexmem_neo.tools.backend import Example, Language, QueryResult, SchemaInfo, ToolError
-from apexmem_neo.tools.examples import SQL_EXAMPLES
-from apexmem_neo.tools.graph_mapping import column_type, is_nullable, table_columns
 from tests.unit.tools.graph_data import ALICE
 from tests.unit.tools.hostile import RECURSIVE_SQL
 

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from typing import Final
 
-from apexmem_neo.tools.backend import Example, Language
+from apexmem_neo.query.backend import Example, Language
 
 _PAIR: Final = {"entity_id": "an entity_id", "property": "a property name"}
 K_DESC_SQL: Final = "ORDER BY t_from DESC, recorded_at DESC, fact_id DESC LIMIT 1"

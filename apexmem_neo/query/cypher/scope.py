@@ -12,7 +12,7 @@ can hide a pattern. The printed text is then read back (parsed again, every node
 checked for the label) before it is returned. A syntax error, an ambiguity the
 grammar cannot settle, procedure calls, label expressions it cannot compose and expressions
 that keep a core busy beyond the timeout's reach are refused with a ``ToolError``. It adds to
-``cypher_guard.check_cypher``; it does not replace it.
+``query.cypher.guard.check_cypher``; it does not replace it.
 """
 
 from __future__ import annotations
@@ -31,11 +31,11 @@ from antlr4.error.ErrorStrategy import BailErrorStrategy
 from antlr4.ListTokenSource import ListTokenSource
 from antlr4_cypher import CypherLexer, CypherParser
 
-from apexmem_neo.tools import cypher_scope_text as text
-from apexmem_neo.tools.backend import ToolError
-from apexmem_neo.tools.cypher_escapes import readable_text, require_plain_text
-from apexmem_neo.tools.cypher_guard import ALLOWED_FUNCTION_NAMESPACES
-from apexmem_neo.tools.regex_safety import regex_refusal
+from apexmem_neo.errors import ToolError
+from apexmem_neo.query.cypher import tokens as text
+from apexmem_neo.query.cypher.escapes import readable_text, require_plain_text
+from apexmem_neo.query.cypher.guard import ALLOWED_FUNCTION_NAMESPACES
+from apexmem_neo.query.cypher.regex_safety import regex_refusal
 
 MAX_QUERY_CHARS: Final = 8000
 MAX_NESTING: Final = 24

@@ -1,4 +1,4 @@
-"""Tokens in, canonical Cypher text out: the lexing and printing half of ``cypher_scope``.
+"""Tokens in, canonical Cypher text out: the lexing and printing half of ``query.cypher.scope``.
 
 ``ScopeLexer`` reads strings, backtick names and numbers as Neo4j does (the grammar's own
 rules for them differ: no ``\\u`` escapes, ``0`` and ``1.0`` as names) and ``=~``, which the
@@ -17,7 +17,7 @@ from typing import Any, Final
 from antlr4 import Token
 from antlr4_cypher import CypherLexer
 
-from apexmem_neo.tools.backend import ToolError
+from apexmem_neo.errors import ToolError
 
 _T = CypherLexer
 OPEN: Final = frozenset({_T.LPAREN, _T.LBRACK, _T.LBRACE})

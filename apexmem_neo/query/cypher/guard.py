@@ -1,8 +1,8 @@
 """The static Cypher guard: one statement, no write or admin clauses, allow-listed procedures.
 
-``check_cypher`` reads the query as Neo4j does: Unicode escapes decoded first
-(``cypher_escapes``), then tokenised (comments, strings and backtick names are understood, so a
-comment cannot hide a clause and a string cannot fake one). It refuses writing clauses,
+``check_cypher`` reads the query as Neo4j does: Unicode escapes decoded first (``escapes``),
+then tokenised (comments, strings and backtick names are understood, so a comment cannot
+hide a clause and a string cannot fake one). It refuses writing clauses,
 LOAD CSV, ``IN TRANSACTIONS``, commands (SHOW, TERMINATE, ...), query prefixes (EXPLAIN,
 PROFILE, CYPHER, USE), several statements, any procedure outside ``ALLOWED_PROCEDURES`` and
 any namespaced function outside ``ALLOWED_FUNCTION_NAMESPACES``, and returns the text it
@@ -17,8 +17,8 @@ import re
 from dataclasses import dataclass
 from typing import Final
 
-from apexmem_neo.tools.backend import ToolError
-from apexmem_neo.tools.cypher_escapes import readable_text
+from apexmem_neo.errors import ToolError
+from apexmem_neo.query.cypher.escapes import readable_text
 
 ALLOWED_PROCEDURES: Final = frozenset(
     {

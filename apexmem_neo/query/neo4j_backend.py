@@ -1,8 +1,8 @@
 """GraphQuery and SchemaViewer on Neo4j: guarded Cypher, and SQL through the shim.
 
-A query passes three locks: the static Cypher guard (``cypher_guard``; in a scope, also the
-scope rewrite ``cypher_scope``, whose printed text the static guard checks again), an EXPLAIN whose
-summary must report query type "r" (read-only), and a session in READ access mode; it runs
+A query passes three locks: the static Cypher guard (``cypher.guard``; in a scope, also the
+scope rewrite ``cypher.scope``, whose printed text the static guard checks again), an EXPLAIN
+whose summary must report query type "r" (read-only), and a session in READ access mode; it runs
 as ``neo4j.Query(text, timeout=..., metadata=tag)`` and rows are kept until ``max_rows`` or
 ``max_result_bytes`` is reached (the rest is discarded). The client keeps the deadline itself
 (``neo4j_deadline``): past the time limit it terminates the tagged server transaction and
@@ -33,9 +33,8 @@ from neo4j import exceptions as neo4j_errors
 from neo4j.graph import Node, Path, Relationship
 
 from apexmem_neo.ontology.ids import scope_label
-from apexmem_neo.store.neo4j import cypher_files
-from apexmem_neo.tools import examples, graph_mapping
-from apexmem_neo.tools.backend import (
+from apexmem_neo.query import examples, graph_mapping
+from apexmem_neo.query.backend import (
     ColumnInfo,
     Example,
     IndexInfo,
@@ -50,16 +49,17 @@ from apexmem_neo.tools.backend import (
     check_query_size,
     collect_rows,
 )
-from apexmem_neo.tools.cypher_escapes import require_plain_text
-from apexmem_neo.tools.cypher_guard import check_cypher
-from apexmem_neo.tools.cypher_scope import scope_cypher
-from apexmem_neo.tools.neo4j_deadline import (
+from apexmem_neo.query.cypher.escapes import require_plain_text
+from apexmem_neo.query.cypher.guard import check_cypher
+from apexmem_neo.query.cypher.scope import scope_cypher
+from apexmem_neo.query.neo4j_deadline import (
     DeadlineExpired,
     call_with_deadline,
     new_tag,
     terminate_within,
 )
-from apexmem_neo.tools.sql_to_cypher import sql_to_cypher
+from apexmem_neo.query.shim.translate import sql_to_cypher
+from apexmem_neo.store.neo4j import cypher_files
 
 READ_ONLY_TYPE: Final = "r"
 GUARD_READING_REFUSALS: Final = frozenset(

@@ -20,8 +20,8 @@ import re
 from collections.abc import Callable, Sequence
 from typing import Final
 
-from apexmem_neo.tools.backend import ToolError
-from apexmem_neo.tools.cypher_text import string
+from apexmem_neo.errors import ToolError
+from apexmem_neo.query.cypher.quoting import string
 
 NOW: Final = "localdatetime({timezone: 'UTC'})"
 EPOCH: Final = "localdatetime('1970-01-01T00:00:00')"

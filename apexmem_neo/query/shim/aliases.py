@@ -6,9 +6,9 @@ from dataclasses import dataclass, field
 
 from sqlglot import exp
 
-from apexmem_neo.tools import graph_mapping
-from apexmem_neo.tools.backend import ToolError
-from apexmem_neo.tools.cypher_text import ident, prop
+from apexmem_neo.errors import ToolError
+from apexmem_neo.query import graph_mapping
+from apexmem_neo.query.cypher.quoting import ident, prop
 
 
 @dataclass

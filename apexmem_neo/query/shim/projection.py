@@ -12,11 +12,11 @@ from dataclasses import dataclass, field
 
 from sqlglot import exp
 
-from apexmem_neo.tools.backend import ToolError
-from apexmem_neo.tools.cypher_text import ident
-from apexmem_neo.tools.graph_mapping import table_columns
-from apexmem_neo.tools.sql_expressions import ExprTranslator, Namer, unsupported
-from apexmem_neo.tools.sql_scope import Scope, output_name, unique_names
+from apexmem_neo.errors import ToolError
+from apexmem_neo.query.cypher.quoting import ident
+from apexmem_neo.query.graph_mapping import table_columns
+from apexmem_neo.query.shim.aliases import Scope, output_name, unique_names
+from apexmem_neo.query.shim.expressions import ExprTranslator, Namer, unsupported
 
 
 @dataclass

@@ -17,7 +17,7 @@ import sqlglot
 from sqlglot import exp
 from sqlglot.errors import ParseError, TokenError
 
-from apexmem_neo.tools.backend import ToolError
+from apexmem_neo.errors import ToolError
 
 WRITE_NODES: Final[tuple[type[exp.Expr], ...]] = (
     exp.Insert,

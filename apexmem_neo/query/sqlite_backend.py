@@ -2,7 +2,7 @@
 
 Every query gets its own connection opened with ``mode=ro`` (the file cannot be written
 through it), ``PRAGMA query_only=ON``, an authorizer that allows only SELECT, reads of the
-paper's tables and functions outside ``sql_guard.DENIED_FUNCTIONS``, a progress handler that
+paper's tables and functions outside ``query.sql.guard.DENIED_FUNCTIONS``, a progress handler that
 stops the query at the time limit, a cap on string / blob size, and rows fetched one at a
 time until ``max_rows`` or ``max_result_bytes`` is reached. The query text's length is checked
 first, then the SQL guard runs for clear error messages.
@@ -19,8 +19,8 @@ from typing import Any, Final
 
 from sqlglot import exp
 
-from apexmem_neo.tools import examples, graph_mapping
-from apexmem_neo.tools.backend import (
+from apexmem_neo.query import examples, graph_mapping
+from apexmem_neo.query.backend import (
     ColumnInfo,
     Example,
     IndexInfo,
@@ -34,7 +34,7 @@ from apexmem_neo.tools.backend import (
     check_query_size,
     collect_rows,
 )
-from apexmem_neo.tools.sql_guard import DENIED_FUNCTIONS, check_sql, circular_cte
+from apexmem_neo.query.sql.guard import DENIED_FUNCTIONS, check_sql, circular_cte
 
 MAX_VALUE_BYTES: Final = 1_000_000
 CIRCULAR: Final = "circular reference: "

@@ -2,9 +2,9 @@
 
 Part of the SQL-compat shim (``sql_to_cypher``). ``ExprTranslator.tr`` maps operators,
 literals, ``:name`` parameters, CASE, CAST, LIKE / GLOB (as regular expressions with SQLite's
-ASCII case rules, built by ``sql_patterns`` so that they cannot backtrack catastrophically),
+ASCII case rules, built by ``query.shim.patterns`` so that they cannot backtrack catastrophically),
 scalar / IN / EXISTS subqueries (as COLLECT / EXISTS subqueries), string, numeric and
-aggregate functions, and SQLite's date functions (``sql_dates``). Anything else
+aggregate functions, and SQLite's date functions (``query.shim.dates``). Anything else
 raises ``ToolError`` naming the construct and the Cypher form to use instead.
 """
 
@@ -16,10 +16,10 @@ from typing import Final
 
 from sqlglot import exp
 
-from apexmem_neo.tools import sql_dates
-from apexmem_neo.tools.backend import ToolError
-from apexmem_neo.tools.cypher_text import RESERVED, is_plain, param, string
-from apexmem_neo.tools.sql_patterns import glob_regex, like_regex
+from apexmem_neo.errors import ToolError
+from apexmem_neo.query.cypher.quoting import RESERVED, is_plain, param, string
+from apexmem_neo.query.shim import dates as sql_dates
+from apexmem_neo.query.shim.patterns import glob_regex, like_regex
 
 BINARY: Final[dict[type[exp.Expr], str]] = {
     exp.EQ: "=",

@@ -8,8 +8,8 @@ USING, comma joins, subqueries and CTEs in FROM (as ``CALL () { ... }``; a CTE m
 columns and read the other CTEs of its WITH, and one that reads itself is refused, as SQLite
 refuses it), WHERE, GROUP BY with aggregates, HAVING, ORDER BY (with SQLite's NULL order),
 LIMIT / OFFSET, UNION [ALL], scalar / IN / EXISTS subqueries, ``:name`` parameters, and the
-expressions of ``sql_expressions`` (with SQLite's date functions from ``sql_dates``). Anything
-else raises ``ToolError`` naming the construct and showing the Cypher to write instead.
+expressions of ``expressions`` (with SQLite's date functions from ``dates``). Anything else
+raises ``ToolError`` naming the construct and showing the Cypher to write instead.
 
 For speed on large graphs the translation adds ``x.col IS NOT NULL`` for the NOT NULL columns
 that complete a composite index (``graph_mapping.INDEX_COMPLETIONS``; no row changes), and
@@ -23,18 +23,18 @@ from dataclasses import dataclass
 
 from sqlglot import exp
 
-from apexmem_neo.tools import graph_mapping
-from apexmem_neo.tools.backend import ToolError
-from apexmem_neo.tools.cypher_text import ident
-from apexmem_neo.tools.sql_expressions import (
+from apexmem_neo.errors import ToolError
+from apexmem_neo.query import graph_mapping
+from apexmem_neo.query.cypher.quoting import ident
+from apexmem_neo.query.shim.aliases import Scope, TableRef, map_literal, output_name
+from apexmem_neo.query.shim.expressions import (
     ExprTranslator,
     Namer,
     SubqueryTranslator,
     unsupported,
 )
-from apexmem_neo.tools.sql_guard import check_sql, circular_cte, too_large
-from apexmem_neo.tools.sql_projection import Projection, negative, project
-from apexmem_neo.tools.sql_scope import Scope, TableRef, map_literal, output_name
+from apexmem_neo.query.shim.projection import Projection, negative, project
+from apexmem_neo.query.sql.guard import check_sql, circular_cte, too_large
 
 Ctes = dict[str, exp.CTE]
 """The CTEs a query sees, by lower-cased name: its own WITH's and the enclosing queries'."""

@@ -5,8 +5,8 @@ from __future__ import annotations
 import re
 from typing import Final
 
-from apexmem_neo.tools.backend import ToolError
-from apexmem_neo.tools.cypher_guard import FORBIDDEN_WORDS
+from apexmem_neo.errors import ToolError
+from apexmem_neo.query.cypher.guard import FORBIDDEN_WORDS
 
 _PLAIN: Final = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*$")
 RESERVED: Final = frozenset(

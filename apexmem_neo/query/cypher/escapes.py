@@ -13,7 +13,7 @@ from __future__ import annotations
 import re
 from typing import Final
 
-from apexmem_neo.tools.backend import ToolError
+from apexmem_neo.errors import ToolError
 
 _HEX4: Final = re.compile(r"[0-9a-fA-F]{4}")
 
