@@ -11,8 +11,10 @@ other way, from any mapping of those columns.
 from __future__ import annotations
 
 import json
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from typing import Any, Final
+
+from pydantic import BaseModel
 
 from apexmem_neo.ontology import (
     DType,
@@ -262,7 +264,12 @@ def fact_from_row(row: Mapping[str, Any]) -> FactRecord:
 def fact_model_from_row(row: Mapping[str, Any]) -> Fact:
     """The ontology ``Fact`` (validated again) for code that builds documents or batches;
     ``fact_from_row`` gives the lighter read-side ``FactRecord``."""
-    record = fact_from_row(row)
+    return fact_model(fact_from_row(row))
+
+
+def fact_model(record: FactRecord) -> Fact:
+    """The ontology ``Fact`` of a stored fact (an enum's allowed values are not stored: its
+    own value stands for them)."""
     enum = (str(record.value),) if record.dtype == "enum" else ()
     return Fact(**record.model_dump(exclude={"value_json"}), enum_values=enum)
 
@@ -274,6 +281,7 @@ def property_from_row(row: Mapping[str, Any]) -> Property:
         dtype=row["dtype"],
         enum_values=tuple(json.loads(row["enum_values_json"] or "[]")),
         description=row["description"] or "",
+        recorded_at=row["recorded_at"],
         scope=row["scope"],
     )
 
@@ -301,3 +309,60 @@ def event_from_row(row: Mapping[str, Any]) -> Event:
         evidence_id=row["evidence_id"],
         recorded_at=row["recorded_at"],
     )
+
+
+def session_from_row(row: Mapping[str, Any]) -> Session:
+    return Session(
+        session_id=row["session_id"],
+        conversation_id=row["conversation_id"],
+        seq=row["seq"],
+        started_at=row["started_at"],
+        recorded_at=row["recorded_at"],
+    )
+
+
+def turn_from_row(row: Mapping[str, Any]) -> Turn:
+    return Turn(
+        turn_id=row["turn_id"],
+        session_id=row["session_id"],
+        seq=row["seq"],
+        speaker=row["speaker"],
+        listener=row["listener"],
+        text=row["text"],
+        anchor_datetime=row["anchor_datetime"],
+        recorded_at=row["recorded_at"],
+    )
+
+
+def evidence_from_row(row: Mapping[str, Any]) -> Evidence:
+    return Evidence(
+        evidence_id=row["evidence_id"],
+        turn_id=row["turn_id"],
+        text=row["text"],
+        span_start=row["span_start"],
+        span_end=row["span_end"],
+        recorded_at=row["recorded_at"],
+    )
+
+
+def participant_from_row(row: Mapping[str, Any]) -> EventParticipant:
+    return EventParticipant(
+        event_id=row["event_id"],
+        entity_id=row["entity_id"],
+        role=row["role"],
+        recorded_at=row["recorded_at"],
+    )
+
+
+FROM_ROW: Final[dict[str, Callable[[Mapping[str, Any]], BaseModel]]] = {
+    "sessions": session_from_row,
+    "turns": turn_from_row,
+    "entities": entity_from_row,
+    "properties": property_from_row,
+    "evidence": evidence_from_row,
+    "events": event_from_row,
+    "event_participants": participant_from_row,
+    "facts": fact_from_row,
+}
+"""Per table, the model a row reads back as, every column the model has (the read side of
+``batch_tuples``; facts as ``FactRecord``)."""

@@ -60,6 +60,16 @@ Lookups
     ``list_entities(scope=)`` returns every entity of one scope, with its aliases, ordered by
     entity_id: the names a read resolves a mention against (``apexmem_neo.tools.names``).
 
+Pages
+    ``page(kind, scope=, after=, limit=, filters=)`` reads one scope's rows of one kind
+    (``apexmem_neo.store.pages``: sessions, turns, entities, properties, evidence, events,
+    participants, facts) as the ontology's models (``FactRecord`` for facts), ``limit`` at a
+    time in the kind's key order, keyset-paged: ``Page.next`` is the cursor to pass as
+    ``after`` for the page that follows, None on the last page. ``filters`` are equalities
+    on the columns the kind allows (a turn's session, a fact's entity and property). An
+    unreadable cursor raises ``InvalidCursorError``. ``scopes()`` lists every scope holding a
+    row, sorted; ``counts(scope)`` counts one scope's rows.
+
 Erasure
     ``erase(target)`` is the one exception to append-only (``apexmem_neo.store.erasure``);
     ``compact()`` then leaves no erased byte where the backend can reach it.
@@ -74,7 +84,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Collection, Mapping, Sequence
 from itertools import pairwise
-from typing import Any, Protocol, runtime_checkable
+from typing import TYPE_CHECKING, Any, Final, Protocol, TypeVar, runtime_checkable
 
 from pydantic import BaseModel, ConfigDict
 
@@ -84,6 +94,9 @@ from apexmem_neo.ontology.ids import DEFAULT_SCOPE
 from apexmem_neo.ontology.types import TimeLike, normalize_time
 from apexmem_neo.store.erasure import Erasure, ErasureTarget
 from apexmem_neo.store.timeutil import is_time, just_before
+
+if TYPE_CHECKING:
+    from apexmem_neo.store.pages import Kind, Page
 
 TABLES: tuple[str, ...] = (
     "sessions",
@@ -96,6 +109,13 @@ TABLES: tuple[str, ...] = (
     "facts",
 )
 """Table names (SQLite) / the labels and relationship they become (Neo4j), in write order."""
+
+DEFAULT_PAGE_LIMIT: Final = 1000
+MAX_PAGE_LIMIT: Final = 10_000
+"""Items per page of ``GraphStore.page``: by default, and at most."""
+
+Item = TypeVar("Item", bound=BaseModel)
+"""A model a page holds (``Page[Item]``, read by a ``Kind[Item]``)."""
 
 
 class StoreError(ApexMemError):
@@ -123,6 +143,14 @@ class UnknownReferenceError(StoreError):
         super().__init__(
             f"reference {reference!r} is neither an ISO 8601 time nor a known event_id"
         )
+
+
+class InvalidCursorError(StoreError, ValueError):
+    """A page cursor that no page of this kind can have returned (``GraphStore.page``)."""
+
+    def __init__(self, cursor: str, reason: str) -> None:
+        self.cursor = cursor
+        super().__init__(f"page cursor {cursor!r} is not valid: {reason}")
 
 
 class FactRecord(BaseModel):
@@ -185,7 +213,19 @@ class GraphStore(Protocol):
 
     def reserve_turn_seqs(self, session_id: str, count: int) -> int: ...
 
-    def counts(self) -> StoreCounts: ...
+    def counts(self, scope: str | None = None) -> StoreCounts: ...
+
+    def scopes(self) -> list[str]: ...
+
+    def page(
+        self,
+        kind: Kind[Item],
+        *,
+        scope: str,
+        after: str | None = None,
+        limit: int = DEFAULT_PAGE_LIMIT,
+        filters: Mapping[str, str] | None = None,
+    ) -> Page[Item]: ...
 
     def get_entity(self, entity_id: str, scope: str | None = None) -> Entity | None: ...
 

@@ -8,17 +8,20 @@ property-based tests check the real backends against it on random timelines.
 from __future__ import annotations
 
 import threading
-from collections.abc import Collection
+from collections.abc import Collection, Mapping
 
 from apexmem_neo.ontology import Entity, EntityType, Event, GraphBatch
 from apexmem_neo.ontology.ids import DEFAULT_SCOPE, normalize_text
 from apexmem_neo.ontology.types import TimeLike, normalize_time
 from apexmem_neo.store import columns
 from apexmem_neo.store.erasure import Erasure, ErasureTarget
+from apexmem_neo.store.pages import KeyValue, Kind, Page, check_limit, page_of
 from apexmem_neo.store.protocol import (
+    DEFAULT_PAGE_LIMIT,
     TABLES,
     ChangeRecord,
     FactRecord,
+    Item,
     StoreCounts,
     StoreNotReadyError,
     between_order_key,
@@ -177,8 +180,38 @@ class InMemoryGraphStore:
             counts[table] = len(gone)
         return counts
 
-    def counts(self) -> StoreCounts:
-        return StoreCounts(**{table: len(rows) for table, rows in self.tables.items()})
+    def counts(self, scope: str | None = None) -> StoreCounts:
+        return StoreCounts(
+            **{
+                table: sum(1 for r in rows.values() if scope is None or r["scope"] == scope)
+                for table, rows in self.tables.items()
+            }
+        )
+
+    def scopes(self) -> list[str]:
+        return sorted({row["scope"] for rows in self.tables.values() for row in rows.values()})
+
+    def page(
+        self,
+        kind: Kind[Item],
+        *,
+        scope: str,
+        after: str | None = None,
+        limit: int = DEFAULT_PAGE_LIMIT,
+        filters: Mapping[str, str] | None = None,
+    ) -> Page[Item]:
+        """The rule written out: the scope's rows that pass the filters, in key order, those
+        whose key comes after the cursor's, ``limit`` of them."""
+        wanted = {"scope": scope, **kind.checked_filters(filters)}
+        start = kind.after_key(after, wanted)
+        rows = [
+            row
+            for row in self.tables[kind.table].values()
+            if all(row[column] == value for column, value in wanted.items())
+            and (start is None or _key(kind, row) > tuple(start))
+        ]
+        rows.sort(key=lambda row: _key(kind, row))
+        return page_of(kind, rows[: check_limit(limit) + 1], limit)
 
     def get_entity(self, entity_id: str, scope: str | None = None) -> Entity | None:
         row = self.tables["entities"].get((entity_id,))
@@ -257,3 +290,7 @@ class InMemoryGraphStore:
         if at is not None:
             return latest_holding(known, normalize_time(at))
         return known[-1] if known else None
+
+
+def _key(kind: Kind[Item], row: columns.Row) -> tuple[KeyValue, ...]:
+    return tuple(row[column] for column in kind.key)

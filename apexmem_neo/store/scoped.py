@@ -7,10 +7,20 @@ copied from elsewhere never opens a door into another user's memory.
 
 from __future__ import annotations
 
+from collections.abc import Mapping
+
 from apexmem_neo.ontology import Entity, EntityType, Event, GraphBatch
 from apexmem_neo.ontology.types import TimeLike
 from apexmem_neo.store.erasure import Erasure, ErasureTarget
-from apexmem_neo.store.protocol import ChangeRecord, FactRecord, GraphStore, StoreCounts
+from apexmem_neo.store.pages import Kind, Page
+from apexmem_neo.store.protocol import (
+    DEFAULT_PAGE_LIMIT,
+    ChangeRecord,
+    FactRecord,
+    GraphStore,
+    Item,
+    StoreCounts,
+)
 
 
 class ScopedStore:
@@ -38,9 +48,26 @@ class ScopedStore:
     def compact(self) -> None:
         raise PermissionError("a ScopedStore is read-only; Memory.forget compacts the store")
 
-    def counts(self) -> StoreCounts:
-        """Refused: the store counts every scope, and even a count says too much."""
-        raise PermissionError("a ScopedStore does not count other scopes' rows")
+    def counts(self, scope: str | None = None) -> StoreCounts:
+        """The view's own scope's counts, whatever ``scope`` asks: other scopes' rows, even
+        counted, are past the wall."""
+        return self.store.counts(scope=self.scope)
+
+    def scopes(self) -> list[str]:
+        """Only the view's own scope (when it holds a row): the others are past the wall."""
+        return [self.scope] if any(self.counts().model_dump().values()) else []
+
+    def page(
+        self,
+        kind: Kind[Item],
+        *,
+        scope: str | None = None,
+        after: str | None = None,
+        limit: int = DEFAULT_PAGE_LIMIT,
+        filters: Mapping[str, str] | None = None,
+    ) -> Page[Item]:
+        """A page of the view's own scope, whatever ``scope`` asks."""
+        return self.store.page(kind, scope=self.scope, after=after, limit=limit, filters=filters)
 
     def get_entity(self, entity_id: str, scope: str | None = None) -> Entity | None:
         return self.store.get_entity(entity_id, scope=self.scope)

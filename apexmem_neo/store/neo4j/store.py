@@ -42,7 +42,7 @@ from collections.abc import Callable, Collection, Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from typing import Any, ClassVar, Final, NamedTuple, TypeVar
 
-from neo4j import Driver, ManagedTransaction, Query, Record, RoutingControl, Session
+from neo4j import READ_ACCESS, Driver, ManagedTransaction, Query, Record, RoutingControl, Session
 from neo4j import exceptions as neo4j_errors
 
 from apexmem_neo.errors import ServiceUnavailableError
@@ -52,10 +52,14 @@ from apexmem_neo.ontology.types import TimeLike, normalize_time
 from apexmem_neo.store import columns
 from apexmem_neo.store.erasure import Erasure, ErasureTarget
 from apexmem_neo.store.neo4j import cypher_files
+from apexmem_neo.store.neo4j import pages as neo4j_pages
+from apexmem_neo.store.pages import Kind, Page, page_of
 from apexmem_neo.store.protocol import (
+    DEFAULT_PAGE_LIMIT,
     TABLES,
     ChangeRecord,
     FactRecord,
+    Item,
     StoreCounts,
     StoreError,
     StoreNotReadyError,
@@ -480,9 +484,27 @@ class Neo4jGraphStore:
 
     # ---- lookups ----
 
-    def counts(self) -> StoreCounts:
-        (row,) = self._read("counts", {})
+    def counts(self, scope: str | None = None) -> StoreCounts:
+        if scope is None:
+            (row,) = self._read("counts", {})
+        else:
+            (row,) = self._read("counts_scoped", {"label": scope_label(scope)}, quiet=True)
         return StoreCounts(**{table: row[table] for table in TABLES})
+
+    def scopes(self) -> list[str]:
+        return [row["scope"] for row in self._read("scopes", {}, quiet=True)]
+
+    def page(
+        self,
+        kind: Kind[Item],
+        *,
+        scope: str,
+        after: str | None = None,
+        limit: int = DEFAULT_PAGE_LIMIT,
+        filters: Mapping[str, str] | None = None,
+    ) -> Page[Item]:
+        name, params = neo4j_pages.page_query(kind, scope, after, limit, filters)
+        return page_of(kind, self._read(name, params, quiet=True), limit)
 
     def get_entity(self, entity_id: str, scope: str | None = None) -> Entity | None:
         rows = self._read("get_entity", {"entity_id": entity_id})
@@ -554,10 +576,21 @@ class Neo4jGraphStore:
 
     # ---- plumbing ----
 
-    def _read(self, name: str, params: dict[str, Any]) -> list[dict[str, Any]]:
+    def _read(
+        self, name: str, params: dict[str, Any], *, quiet: bool = False
+    ) -> list[dict[str, Any]]:
+        """Run read query ``name``; ``quiet`` turns the server's notifications off (a scope
+        with no node yet has an unknown label, and an empty store unknown property keys)."""
         self._require_ready()
         with self._connection(name):
-            return self._run_read(cypher_files.query(name), params)
+            if not quiet:
+                return self._run_read(cypher_files.query(name), params)
+            with self.driver.session(
+                database=self.database,
+                default_access_mode=READ_ACCESS,
+                notifications_min_severity="OFF",
+            ) as session:
+                return [r.data() for r in session.run(Query(cypher_files.query(name)), params)]
 
     def _run_read(self, text: str, params: dict[str, Any]) -> list[dict[str, Any]]:
         records, _, _ = self.driver.execute_query(

@@ -10,7 +10,7 @@ temporal rules are those of ``apexmem_neo.store.protocol``.
 from __future__ import annotations
 
 import sqlite3
-from collections.abc import Callable, Collection, Iterator, Sequence
+from collections.abc import Callable, Collection, Iterator, Mapping, Sequence
 from importlib import resources
 from pathlib import Path
 from typing import Any, ClassVar, Final
@@ -20,10 +20,13 @@ from apexmem_neo.ontology.ids import DEFAULT_SCOPE, normalize_text
 from apexmem_neo.ontology.types import TimeLike, normalize_time
 from apexmem_neo.store import columns
 from apexmem_neo.store.erasure import Erasure, ErasureTarget
+from apexmem_neo.store.pages import Kind, Page
 from apexmem_neo.store.protocol import (
+    DEFAULT_PAGE_LIMIT,
     TABLES,
     ChangeRecord,
     FactRecord,
+    Item,
     StoreCounts,
     StoreError,
     StoreNotReadyError,
@@ -33,6 +36,7 @@ from apexmem_neo.store.protocol import (
     time_before,
 )
 from apexmem_neo.store.sqlite import erase as sqlite_erase
+from apexmem_neo.store.sqlite import pages as sqlite_pages
 from apexmem_neo.store.timeutil import Clock, utc_now
 
 FACT_COLUMNS: Final = (
@@ -209,11 +213,27 @@ class SQLiteGraphStore:
 
     # ---- lookups ----
 
-    def counts(self) -> StoreCounts:
+    def counts(self, scope: str | None = None) -> StoreCounts:
         conn = self.connection
+        if scope is not None:
+            return sqlite_pages.scope_counts(conn, scope)
         # table names come from the constant TABLES
         values = {t: conn.execute(f"SELECT COUNT(*) FROM {t}").fetchone()[0] for t in TABLES}
         return StoreCounts(**values)
+
+    def scopes(self) -> list[str]:
+        return sqlite_pages.scopes(self.connection)
+
+    def page(
+        self,
+        kind: Kind[Item],
+        *,
+        scope: str,
+        after: str | None = None,
+        limit: int = DEFAULT_PAGE_LIMIT,
+        filters: Mapping[str, str] | None = None,
+    ) -> Page[Item]:
+        return sqlite_pages.read_page(self.connection, kind, scope, after, limit, filters)
 
     def get_entity(self, entity_id: str, scope: str | None = None) -> Entity | None:
         row = self.connection.execute(

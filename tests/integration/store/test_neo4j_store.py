@@ -20,6 +20,7 @@ from apexmem_neo.store.bulk import write_batches
 from apexmem_neo.store.columns import COLUMNS
 from apexmem_neo.store.neo4j import Neo4jGraphStore, cypher_files
 from apexmem_neo.store.neo4j import store as neo4j_store_module
+from apexmem_neo.store.neo4j.pages import PAGE_QUERIES, page_query
 from apexmem_neo.store.neo4j.store import (
     CREATE_NEW,
     EXISTING_QUERIES,
@@ -28,12 +29,14 @@ from apexmem_neo.store.neo4j.store import (
     WRITE_QUERIES,
     _unique_rows,
 )
+from apexmem_neo.store.pages import FACTS, KINDS, SESSIONS, TURNS, Kind
 from benchmarks.graph.generate import Spec, generate
 from tests.integration.store.conftest import wipe
 from tests.integration.store.tcp_proxy import CuttingProxy
 from tests.unit.store import old_ids
 from tests.unit.store.backends import FakeClock
 from tests.unit.store.test_contract import ALICE, conversation_batch, fact
+from tests.unit.store.test_contract_pages import paged_batch
 
 pytestmark = [pytest.mark.integration, pytest.mark.neo4j]
 
@@ -380,6 +383,28 @@ def test_temporal_queries_seek_indexes(neo4j_store: Neo4jGraphStore) -> None:
         assert any(expected in op for op in operators), (name, operators)
 
 
+def test_page_queries_seek_an_index_and_sort_at_most_a_key_group(
+    neo4j_store: Neo4jGraphStore,
+) -> None:
+    """Every page query starts from an index seek (no label or type scan) and sorts no more
+    than the rows sharing the index's columns (Limit or PartialTop, never a whole Top)."""
+    for scope in ("alice", "bob", "carol"):
+        neo4j_store.write(paged_batch(scope))
+    (mom,) = neo4j_store.find_entities("Mom", scope="alice")
+    session = paged_batch("alice").sessions[0].session_id
+    reads: list[tuple[Kind[Any], dict[str, str]]] = [(kind, {}) for kind in KINDS]
+    reads += [(SESSIONS, {"session_id": session}), (TURNS, {"session_id": session})]
+    reads += [(FACTS, {"entity_id": mom.entity_id}), (FACTS, {"property": "job"})]
+    reads += [(FACTS, {"entity_id": mom.entity_id, "property": "job"})]
+    neo4j_store.driver.execute_query("CALL db.clearQueryCaches()")
+    for kind, filters in reads:
+        first = neo4j_store.page(kind, scope="alice", limit=1, filters=filters)
+        name, params = page_query(kind, "alice", first.next, 1, filters)
+        operators = neo4j_store.plan(name, params, profile=True)
+        assert any("IndexSeek" in op for op in operators), (name, operators)
+        assert not any("Scan" in op or op.startswith("Top ") for op in operators), (name, operators)
+
+
 # ---- Cypher files: loader and allow-list ----
 
 
@@ -392,8 +417,9 @@ def test_every_store_query_file_loads_and_is_allow_listed() -> None:
         *(plan.existing for plan in CREATE_NEW.values() if plan.existing),
         *(plan.links for plan in CREATE_NEW.values() if plan.links),
         *("link_turns", "get_entity", "find_entities", "get_event", "write_participants_new"),
+        *PAGE_QUERIES.values(),
     }
-    assert store_queries <= set(cypher_files.query_names())
+    assert store_queries | {"scopes"} <= set(cypher_files.query_names())
     for name in store_queries:
         assert "$" in cypher_files.query(name)
     statements = cypher_files.schema_statements()

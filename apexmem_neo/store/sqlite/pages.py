@@ -1,0 +1,72 @@
+"""Keyset pages, scope counts and the list of scopes on SQLite (``GraphStore.page``).
+
+A page is one SELECT over the kind's table: the scope and the filters as equalities, the
+key's first column from the cursor on (a range its index seeks, so a page reads only its
+own rows and the next one), the whole key compared as a row value past the cursor's, in
+key order, one row more than the page holds. Table and column names come from the fixed
+kinds and ``columns.COLUMNS``; values are always parameters.
+"""
+
+from __future__ import annotations
+
+import sqlite3
+from collections.abc import Mapping
+from functools import cache
+from typing import Final
+
+from apexmem_neo.store import columns
+from apexmem_neo.store.pages import Kind, Page, check_limit, fixed_prefix, page_of
+from apexmem_neo.store.protocol import TABLES, Item, StoreCounts
+
+SCOPE_TABLES: Final = ("sessions", "entities", "properties", "evidence", "events")
+"""Tables whose scopes are every scope: a turn needs its session, a fact its entity and a
+participant its event, all in the same scope."""
+
+
+@cache
+def page_sql(table: str, key: tuple[str, ...], filters: tuple[str, ...], after: bool) -> str:
+    """The SELECT of one page of ``table`` (``after``: past a cursor's key ``:k0``...)."""
+    terms = ["scope = :scope", *(f"{column} = :{column}" for column in filters)]
+    first = fixed_prefix(key, filters)  # the first key column no filter fixes: a range
+    if first < len(key) and (after or first == 0):
+        strict = after and first == len(key) - 1
+        terms.append(f"{key[first]} {'>' if strict else '>='} :k{first}")
+    if after and len(key) - first > 1:
+        marks = ", ".join(f":k{i}" for i in range(len(key)))
+        terms.append(f"({', '.join(key)}) > ({marks})")
+    return (
+        f"SELECT {', '.join(columns.COLUMNS[table])} FROM {table} "
+        f"WHERE {' AND '.join(terms)} ORDER BY {', '.join(key)} LIMIT :limit"
+    )
+
+
+def read_page(
+    conn: sqlite3.Connection,
+    kind: Kind[Item],
+    scope: str,
+    after: str | None,
+    limit: int,
+    filters: Mapping[str, str] | None,
+) -> Page[Item]:
+    """One page of ``kind`` in ``scope`` (the rules of ``GraphStore.page``)."""
+    wanted = kind.checked_filters(filters)
+    start = kind.after_key(after, wanted)
+    sql = page_sql(kind.table, kind.key, tuple(sorted(wanted)), start is not None)
+    params: dict[str, object] = {"scope": scope, "limit": check_limit(limit) + 1, **wanted}
+    params |= {f"k{i}": value for i, value in enumerate(start or [""])}
+    return page_of(kind, conn.execute(sql, params).fetchall(), limit)
+
+
+def scope_counts(conn: sqlite3.Connection, scope: str) -> StoreCounts:
+    """Rows per table in ``scope``."""
+    # table names come from the constant TABLES
+    sql = "SELECT COUNT(*) FROM {} WHERE scope = ?"
+    return StoreCounts(
+        **{table: conn.execute(sql.format(table), (scope,)).fetchone()[0] for table in TABLES}
+    )
+
+
+def scopes(conn: sqlite3.Connection) -> list[str]:
+    """Every scope holding a row, sorted."""
+    union = " UNION ".join(f"SELECT scope FROM {table}" for table in SCOPE_TABLES)
+    return [row[0] for row in conn.execute(f"{union} ORDER BY 1")]

@@ -1,0 +1,12 @@
+// GraphStore.page: one page of the turns of session $session_id in a scope, in (session_id,
+// seq, turn_id) order. $after: the cursor's key ([] on the first page); $from: its seq (-1
+// on the first page; the range the index seeks); $limit: one row more than the page holds.
+MATCH (t:Turn)
+USING INDEX SEEK t:Turn(session_id, seq)
+WHERE t.session_id = $session_id AND t.seq >= $from
+  AND [t.session_id, t.seq, t.turn_id] > $after
+  AND t.scope = $scope
+WITH t ORDER BY t.session_id, t.seq, t.turn_id LIMIT $limit
+RETURN t.turn_id AS turn_id, t.session_id AS session_id, t.seq AS seq,
+       t.speaker AS speaker, t.listener AS listener, t.text AS text,
+       t.anchor_datetime AS anchor_datetime, t.recorded_at AS recorded_at, t.scope AS scope
