@@ -31,7 +31,6 @@ from types import TracebackType
 from typing import Any, Self
 
 from apexmem_neo.agent import AgentConfig, AgentResult, MemoryAgent, Mode, build_tools
-from apexmem_neo.agent.memory_index import Progress, index_batches, index_graph
 from apexmem_neo.agent.programs import (
     Optimizer,
     TrainingQuestion,
@@ -79,6 +78,7 @@ from apexmem_neo.ontology import Entity, GraphBatch, ids
 from apexmem_neo.ontology.types import TimeLike, normalize_time
 from apexmem_neo.query.backend import Language, QueryBackend, QueryLimits, QueryResult
 from apexmem_neo.search import DocKind, HybridSearch, SearchFilters, SearchResults
+from apexmem_neo.search.indexer import Progress, index_batches, index_graph
 from apexmem_neo.search.protocol import SearchError
 from apexmem_neo.settings import MAX_TURN_CHARS
 from apexmem_neo.store.protocol import ChangeRecord, FactRecord, GraphStore
@@ -370,7 +370,7 @@ class Memory:
                 self._search_ready = False
             self._ensure_search()
             empty = search.index.count() == 0
-            count = index_graph(search, self.backend, progress)
+            count = index_graph(search, self.store, progress)
             if optimize and empty and count:
                 search.index.optimize()
         return count
@@ -380,7 +380,7 @@ class Memory:
         if self.search_index is None or not batches:
             return 0
         self._ensure_search()
-        written = index_batches(self.search_index, self.backend, batches)
+        written = index_batches(self.search_index, self.store, batches)
         if progress is not None:
             progress(written, written)
         return written

@@ -9,10 +9,10 @@ bare ones from the facts. Every column is kept, ``recorded_at`` included, and id
 hashes, so importing a file into an empty memory gives an equal graph and importing it again
 adds nothing.
 
-Rows are read with plain SQL through the scope's query backend (SQLite runs it, Neo4j
-through its SQL shim), page by page in primary-key order, so this module never asks which
-backend it runs on. A row added during an export can make a page repeat a row (harmless on
-import) but not skip one; only an erase in the scope meanwhile could.
+Rows are read with the store's typed pages (``GraphStore.page``, keyset-paged in each
+kind's key order), a page a line, so this module never asks which backend it runs on and
+needs no query language. A row added during an export may land in a later line or in none,
+but no other row is skipped; only an erase in the scope meanwhile could drop one.
 
 An entity's and a property's id hash the scope, so a file imports only into the scope it
 was exported from. Import reads the whole file before it writes anything: a malformed line
@@ -24,32 +24,17 @@ from __future__ import annotations
 import json
 from collections.abc import Callable, Iterable, Iterator, Mapping
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Final, TextIO, TypeVar
+from typing import TYPE_CHECKING, Any, Final, TextIO
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
 
-from apexmem_neo.agent.memory_index import graph_documents, index_in_chunks
 from apexmem_neo.errors import ApexMemError
 from apexmem_neo.memory.messages import InvalidInputError, check_length, check_scope, check_text
-from apexmem_neo.memory.views import scoped_backend
-from apexmem_neo.ontology import (
-    EventParticipant,
-    Evidence,
-    GraphBatch,
-    Property,
-    Session,
-    Turn,
-)
-from apexmem_neo.query.backend import QueryBackend, QueryLimits
-from apexmem_neo.store.columns import (
-    COLUMNS,
-    PRIMARY_KEYS,
-    entity_from_row,
-    event_from_row,
-    fact_model_from_row,
-    property_from_row,
-)
-from apexmem_neo.store.protocol import TABLES, StoreError
+from apexmem_neo.ontology import GraphBatch, Property
+from apexmem_neo.search.indexer import index_in_chunks, read_all, scope_documents
+from apexmem_neo.store.columns import fact_model
+from apexmem_neo.store.pages import FACTS, KINDS, PROPERTIES, Kind
+from apexmem_neo.store.protocol import TABLES, FactRecord, GraphStore, StoreError
 
 if TYPE_CHECKING:
     from apexmem_neo.memory.core import Memory
@@ -57,10 +42,7 @@ if TYPE_CHECKING:
 FORMAT: Final = "apexmem-scope"
 VERSION: Final = 1
 CHUNK: Final = 1000
-"""Rows per batch line (and per page read)."""
-READ_LIMITS: Final = QueryLimits(
-    max_rows=CHUNK, timeout_s=120.0, max_cell_chars=1_000_000, max_result_bytes=64_000_000
-)
+"""Rows per batch line (a page read)."""
 BATCH_FIELDS: Final[dict[str, str]] = {
     "sessions": "sessions",
     "turns": "turns",
@@ -74,8 +56,6 @@ BATCH_FIELDS: Final[dict[str, str]] = {
 """The ``GraphBatch`` field that holds each table's rows."""
 
 Target = str | Path | TextIO
-T = TypeVar("T")
-Row = Mapping[str, Any]
 
 
 class TransferError(ApexMemError):
@@ -147,16 +127,14 @@ def export_scope(memory: Memory, out: Target, scope: str) -> ExportResult:
 
 
 def _write_export(memory: Memory, out: TextIO, scope: str) -> ExportResult:
-    backend = scoped_backend(memory.backend, scope)
+    store = memory.store
     out.write(Header(scope=scope).model_dump_json() + "\n")
     result = ExportResult(scope=scope)
-    present = [table for table, count in scope_counts(backend).items() if count]
-    stored = table_rows(backend, "properties") if "properties" in present else iter(())
-    properties = {p.name: p for p in map(_property, stored)}
+    properties = {p.name: p for p in read_all(store, PROPERTIES, scope)}
     seen: set[str] = set()
-    for table in present:
-        for chunk in _chunks(table_rows(backend, table), CHUNK):
-            batch = _batch(table, chunk, scope, properties)
+    for kind in KINDS:
+        for items in _pages(store, kind, scope):
+            batch = _batch(kind, items, scope, properties)
             empty = {field for field in BATCH_FIELDS.values() if not getattr(batch, field)}
             out.write(batch.model_dump_json(exclude=empty | {"recorded_at"}) + "\n")
             _tally(result, batch, seen)
@@ -174,64 +152,31 @@ def _tally(result: ExportResult | ImportResult, batch: GraphBatch, seen: set[str
     result.rows["properties"] += len(new)
 
 
-def table_rows(backend: QueryBackend, table: str) -> Iterator[dict[str, Any]]:
-    """Every row of ``table`` that ``backend`` sees, as ``{column: value}``, in key order."""
-    columns = COLUMNS[table]
-    select = f"SELECT {', '.join(columns)} FROM {table} ORDER BY {', '.join(PRIMARY_KEYS[table])}"
-    offset = 0
+def _pages(store: GraphStore, kind: Kind[Any], scope: str) -> Iterator[list[Any]]:
+    """The items of ``kind`` in ``scope``, a page of ``CHUNK`` at a time (none if empty)."""
+    after: str | None = None
     while True:
-        page = backend.run(f"{select} LIMIT {CHUNK} OFFSET {offset}", "sql", {}, READ_LIMITS)
-        if not page.rows and page.truncated_by == "bytes":
-            raise TransferError(f"row {offset + 1} of {table} is too large to export")
-        yield from (dict(zip(columns, row, strict=True)) for row in page.rows)
-        offset += len(page.rows)
-        if len(page.rows) < CHUNK and page.truncated_by != "bytes":
+        page = store.page(kind, scope=scope, after=after, limit=CHUNK)
+        if page.items:
+            yield page.items
+        if page.next is None:
             return
-
-
-def _chunks(rows: Iterable[T], size: int) -> Iterator[list[T]]:
-    chunk: list[T] = []
-    for row in rows:
-        chunk.append(row)
-        if len(chunk) == size:
-            yield chunk
-            chunk = []
-    if chunk:
-        yield chunk
-
-
-def _property(row: Row) -> Property:
-    """``property_from_row`` keeping ``recorded_at``."""
-    return property_from_row(row).model_copy(update={"recorded_at": row["recorded_at"]})
-
-
-def _plain(model: type[BaseModel]) -> Callable[[Row], BaseModel]:
-    """For tables whose columns are the model's fields plus ``scope``."""
-    return lambda row: model(**{k: v for k, v in row.items() if k != "scope"})
-
-
-FROM_ROW: Final[dict[str, Callable[[Row], BaseModel]]] = {
-    "sessions": _plain(Session),
-    "turns": _plain(Turn),
-    "entities": entity_from_row,
-    "properties": _property,
-    "evidence": _plain(Evidence),
-    "events": event_from_row,
-    "event_participants": _plain(EventParticipant),
-    "facts": fact_model_from_row,
-}
-"""Row -> ontology model, per table, with every column the model has."""
+        after = page.next
 
 
 def _batch(
-    table: str, rows: list[dict[str, Any]], scope: str, properties: Mapping[str, Property]
+    kind: Kind[Any], items: list[Any], scope: str, properties: Mapping[str, Property]
 ) -> GraphBatch:
-    models = [FROM_ROW[table](row) for row in rows]
-    fields: dict[str, Any] = {BATCH_FIELDS[table]: models}
-    if table == "facts":
-        named = sorted({row["property"] for row in rows})
-        fields["properties"] = [properties[name] for name in named if name in properties]
-    return GraphBatch(scope=scope, **fields)
+    """One line's batch: ``items`` of one kind; facts with the properties they name."""
+    if kind is not FACTS:
+        return GraphBatch(scope=scope, **{BATCH_FIELDS[kind.table]: items})
+    facts: list[FactRecord] = items
+    named = sorted({fact.property for fact in facts})
+    return GraphBatch(
+        scope=scope,
+        facts=[fact_model(fact) for fact in facts],
+        properties=[properties[name] for name in named if name in properties],
+    )
 
 
 # ---- import ----
@@ -253,25 +198,24 @@ def import_scope(
     header, batches = _read_export(lines(), name, memory.max_turn_chars)
     _check_target(header, scope, name)
     sum(1 for _ in batches)  # validates every line before anything is written
-    backend = scoped_backend(memory.backend, header.scope)
-    before = scope_counts(backend)
+    before = scope_counts(memory.store, header.scope)
     result, seen = ImportResult(scope=header.scope), set[str]()
     for number, batch in _read_export(lines(), name, memory.max_turn_chars)[1]:
         _write(memory, batch, number, name)
         _tally(result, batch, seen)
-    after = scope_counts(backend)
+    after = scope_counts(memory.store, header.scope)
     result.added = {table: after[table] - before[table] for table in TABLES}
     if index and memory.search_index is not None and any(after.values()):
         memory.search_index.create()
-        result.indexed = index_in_chunks(memory.search_index, graph_documents(backend))
+        docs = scope_documents(memory.store, header.scope)
+        result.indexed = index_in_chunks(memory.search_index, docs)
     return result
 
 
-def scope_counts(backend: QueryBackend) -> dict[str, int]:
-    """Rows per table that ``backend`` (one scope's) sees, from its schema: a query would be
-    refused on Neo4j while the scope has no node (its scope label is then unknown)."""
-    counts = {info.sql_table: info.count or 0 for info in backend.schema().tables}
-    return {table: counts.get(table, 0) for table in TABLES}
+def scope_counts(store: GraphStore, scope: str) -> dict[str, int]:
+    """Rows per table in ``scope``."""
+    counts = store.counts(scope=scope)
+    return {table: getattr(counts, table) for table in TABLES}
 
 
 def _line_source(source: Target) -> tuple[str, Callable[[], Iterator[str]]]:

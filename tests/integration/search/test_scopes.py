@@ -7,29 +7,26 @@ test_neo4j_index.py (tests/unit/search/scope_contract.py)."""
 from __future__ import annotations
 
 import uuid
-from collections.abc import Callable, Iterator
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
 from elasticsearch import Elasticsearch
 from neo4j import Driver
 
-from apexmem_neo.agent.memory_index import index_batches
-from apexmem_neo.ontology import GraphBatch
 from apexmem_neo.ontology.ids import scope_label
-from apexmem_neo.query.backend import QueryBackend
-from apexmem_neo.query.neo4j_backend import Neo4jQueryBackend
 from apexmem_neo.search import UnscopedIndexError, documents_from_batch
 from apexmem_neo.search.backends.elasticsearch import VECTOR_FIELDS, ElasticsearchIndex
 from apexmem_neo.search.backends.neo4j_native import Neo4jNativeIndex
 from apexmem_neo.search.config import BM25_ONLY, DENSE_ONLY, HYBRID, SearchConfig
 from apexmem_neo.search.documents import ALL_KINDS
 from apexmem_neo.search.engine import HybridSearch
+from apexmem_neo.search.indexer import index_batches
 from apexmem_neo.search.protocol import SearchFilters, SearchIndex
+from apexmem_neo.store import GraphStore
 from apexmem_neo.store.neo4j import Neo4jGraphStore
 from apexmem_neo.store.sqlite import SQLiteGraphStore
 from apexmem_neo.testing import HashingEmbedder
-from apexmem_neo.tools import SQLiteQueryBackend
 from tests.unit.search.test_scopes import mom_batch
 
 pytestmark = [pytest.mark.integration]
@@ -44,13 +41,11 @@ def scopes() -> dict[str, str]:
 
 
 @pytest.fixture
-def neo4j_graph(
-    neo4j_driver: Driver, scopes: dict[str, str]
-) -> Iterator[tuple[Neo4jGraphStore, QueryBackend]]:
-    """A Neo4j store and its query backend; the scopes' nodes are deleted afterwards."""
+def neo4j_graph(neo4j_driver: Driver, scopes: dict[str, str]) -> Iterator[Neo4jGraphStore]:
+    """A Neo4j store; the scopes' nodes are deleted afterwards."""
     store = Neo4jGraphStore(neo4j_driver)
     store.init_schema()
-    yield store, Neo4jQueryBackend(neo4j_driver)
+    yield store
     for scope in scopes:
         neo4j_driver.execute_query(f"MATCH (n:{scope_label(scope)}) DETACH DELETE n")
     store.close()
@@ -58,8 +53,7 @@ def neo4j_graph(
 
 def _follow_and_search(
     index: SearchIndex,
-    store_write: Callable[[GraphBatch], object],
-    backend: QueryBackend,
+    store: GraphStore,
     scopes: dict[str, str],
     config: SearchConfig,
 ) -> None:
@@ -68,8 +62,8 @@ def _follow_and_search(
     search = HybridSearch(index, HashingEmbedder(dimensions=48, seed=3), config)
     batches = {scope: mom_batch(scope, city) for scope, city in scopes.items()}
     for batch in batches.values():
-        store_write(batch)
-        index_batches(search, backend, [batch])
+        store.write(batch)
+        index_batches(search, store, [batch])
     expected = [d for b in batches.values() for d in documents_from_batch(b)]
     stored = index.get([d.doc_id for d in expected])
     assert {i: d.scope for i, d in stored.items()} == {d.doc_id: d.scope for d in expected}
@@ -86,14 +80,13 @@ def _follow_and_search(
 @pytest.mark.parametrize("config", MODES, ids=lambda c: c.name)
 def test_a_neo4j_index_following_a_neo4j_store_keeps_the_scopes(
     neo4j_driver: Driver,
-    neo4j_graph: tuple[Neo4jGraphStore, QueryBackend],
+    neo4j_graph: Neo4jGraphStore,
     scopes: dict[str, str],
     config: SearchConfig,
 ) -> None:
-    store, backend = neo4j_graph
     index = Neo4jNativeIndex(neo4j_driver, namespace=f"T{uuid.uuid4().hex[:10]}")
     try:
-        _follow_and_search(index, store.write, backend, scopes, config)
+        _follow_and_search(index, neo4j_graph, scopes, config)
     finally:
         index.drop()
 
@@ -108,8 +101,7 @@ def test_an_elasticsearch_index_following_a_sqlite_store_keeps_the_scopes(
     store.init_schema()
     index = ElasticsearchIndex(es_client, f"test_search_{uuid.uuid4().hex[:10]}", es_url)
     try:
-        backend = SQLiteQueryBackend(tmp_path / "graph.sqlite")
-        _follow_and_search(index, store.write, backend, scopes, config)
+        _follow_and_search(index, store, scopes, config)
     finally:
         index.drop()
         store.close()

@@ -4,21 +4,21 @@ from the store, the incremental index, and embedded index files written before s
 from __future__ import annotations
 
 import sqlite3
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
 
-from apexmem_neo.agent.memory_index import graph_documents, index_batches, index_graph
 from apexmem_neo.ontology import Entity, Event, Evidence, Fact, GraphBatch, Session, Turn
 from apexmem_neo.search import MissingScopeError, documents_from_batch
 from apexmem_neo.search.backends.embedded import EmbeddedIndex
 from apexmem_neo.search.config import BM25_ONLY, DENSE_ONLY, HYBRID, SearchConfig
 from apexmem_neo.search.documents import ALL_KINDS, DocKind, SearchDocument
 from apexmem_neo.search.engine import HybridSearch
+from apexmem_neo.search.indexer import graph_documents, index_batches, index_graph
 from apexmem_neo.search.protocol import SearchFilters
 from apexmem_neo.store.sqlite import SQLiteGraphStore
 from apexmem_neo.testing import HashingEmbedder
-from apexmem_neo.tools import SQLiteQueryBackend
 from tests.unit.search.contract import corpus
 
 CITIES = {"scope-a": "Lisbon", "scope-b": "Oslo"}
@@ -46,13 +46,14 @@ def mom_batch(scope: str, city: str) -> GraphBatch:
 
 
 @pytest.fixture
-def store_path(tmp_path: Path) -> Path:
+def store(tmp_path: Path) -> Iterator[SQLiteGraphStore]:
+    """Both scopes' conversations about Mom in one store."""
     store = SQLiteGraphStore(tmp_path / "graph.sqlite")
     store.init_schema()
     for scope, city in CITIES.items():
         store.write(mom_batch(scope, city))
+    yield store
     store.close()
-    return tmp_path / "graph.sqlite"
 
 
 def _search(config: SearchConfig = HYBRID) -> HybridSearch:
@@ -94,27 +95,25 @@ def test_batch_documents_carry_the_batch_scope_and_unique_ids() -> None:
     assert not ids_a & ids_b  # the property home_city too: its id hashes the scope
 
 
-def test_a_full_rebuild_reads_each_rows_scope(store_path: Path) -> None:
-    backend = SQLiteQueryBackend(store_path)
-    from_store = sorted(graph_documents(backend), key=lambda d: d.doc_id)
+def test_a_full_rebuild_reads_each_rows_scope(store: SQLiteGraphStore) -> None:
+    from_store = sorted(graph_documents(store), key=lambda d: d.doc_id)
     from_batches = [d for s, c in CITIES.items() for d in documents_from_batch(mom_batch(s, c))]
     assert from_store == sorted(from_batches, key=lambda d: d.doc_id)
     search = _search()
-    assert index_graph(search, backend) == len(from_batches)
+    assert index_graph(search, store) == len(from_batches)
     assert _scopes_of(search, from_batches) == {d.doc_id: d.scope for d in from_batches}
 
 
 @pytest.mark.parametrize("config", [BM25_ONLY, DENSE_ONLY, HYBRID], ids=lambda c: c.name)
 def test_an_index_that_follows_batches_keeps_their_scopes(
-    store_path: Path, config: SearchConfig
+    store: SQLiteGraphStore, config: SearchConfig
 ) -> None:
     """Memory indexes each written batch with ``index_batches``: the documents it rebuilds
     from the store (turn windows, touched entities) and from the batch keep their scope."""
-    backend = SQLiteQueryBackend(store_path)
     search = _search(config)
     batches = {s: mom_batch(s, c) for s, c in CITIES.items()}
     for batch in batches.values():
-        index_batches(search, backend, [batch])
+        index_batches(search, store, [batch])
     expected = [d for b in batches.values() for d in documents_from_batch(b)]
     assert search.index.count() == len(expected)
     assert _scopes_of(search, expected) == {d.doc_id: d.scope for d in expected}

@@ -1,13 +1,14 @@
-"""Indexing a stored graph for Search: documents, idempotence, `apexmem index`, missing index."""
+"""Indexing a stored graph for Search (apexmem_neo.search.indexer): documents read page by page
+from the store, idempotence, `apexmem index`, missing index."""
 
 from __future__ import annotations
 
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
 from typer.testing import CliRunner
 
-from apexmem_neo.agent.memory_index import graph_documents, index_graph, table_rows
 from apexmem_neo.cli.app import app
 from apexmem_neo.construction.loaders import load_turns
 from apexmem_neo.memory import Memory
@@ -15,42 +16,44 @@ from apexmem_neo.search import HybridSearch, SearchFilters, documents_from_batch
 from apexmem_neo.search.backends.embedded import EmbeddedIndex
 from apexmem_neo.search.documents import DocKind
 from apexmem_neo.search.embedder import CachedEmbedder
+from apexmem_neo.search.indexer import graph_documents, index_graph
 from apexmem_neo.settings import Settings
 from apexmem_neo.store.sqlite import SQLiteGraphStore
 from apexmem_neo.testing import HashingEmbedder
-from apexmem_neo.tools import SQLiteQueryBackend
-from tests.unit.agent.alice import TURN_2, alice_batch
+from tests.unit.agent.alice import TURN_2, alice_batch, alice_store
 from tests.unit.store import old_ids
 
 runner = CliRunner()
 
 
+@pytest.fixture
+def store(tmp_path: Path) -> Iterator[SQLiteGraphStore]:
+    """The Alice case in a SQLite store."""
+    s = alice_store(tmp_path / "alice.sqlite")
+    yield s
+    s.close()
+
+
+@pytest.mark.parametrize("page", [1, 2000], ids=["pages-of-one", "one-page"])
 def test_graph_documents_equal_the_batch_documents(
-    store: SQLiteGraphStore, backend: SQLiteQueryBackend
+    store: SQLiteGraphStore, page: int, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    from_store = sorted(graph_documents(backend), key=lambda d: d.doc_id)
+    monkeypatch.setattr("apexmem_neo.search.indexer.PAGE", page)
+    from_store = sorted(graph_documents(store), key=lambda d: d.doc_id)
     from_batch = sorted(documents_from_batch(alice_batch()), key=lambda d: d.doc_id)
     assert from_store == from_batch
 
 
-def test_table_rows_pages_through_a_table(
-    store: SQLiteGraphStore, backend: SQLiteQueryBackend, monkeypatch: pytest.MonkeyPatch
-) -> None:
-    monkeypatch.setattr("apexmem_neo.agent.memory_index.PAGE", 1)
-    turns = list(table_rows(backend, "turns"))
-    assert [t["turn_id"] for t in turns] == sorted(["alice_turn_1", TURN_2])
-
-
 def test_reindexing_is_idempotent_and_uses_the_cache(
-    store: SQLiteGraphStore, backend: SQLiteQueryBackend, tmp_path: Path
+    store: SQLiteGraphStore, tmp_path: Path
 ) -> None:
     inner = HashingEmbedder()
     embedder = CachedEmbedder(inner, tmp_path / "cache.db")
     index = EmbeddedIndex(tmp_path / "idx.sqlite")
     search = HybridSearch(index, embedder)
-    first = index_graph(search, backend)
+    first = index_graph(search, store)
     calls = len(inner.calls)
-    second = index_graph(search, backend)
+    second = index_graph(search, store)
     assert first == second == index.count() == len(documents_from_batch(alice_batch()))
     assert len(inner.calls) == calls  # the second pass embedded nothing new
     hits = search.search("Sakura Sushi", k=2, filters=SearchFilters(scope="default")).turns
@@ -60,10 +63,7 @@ def test_reindexing_is_idempotent_and_uses_the_cache(
 
 
 def test_an_index_of_old_property_ids_is_rebuilt_not_doubled(
-    store: SQLiteGraphStore,
-    backend: SQLiteQueryBackend,
-    tmp_path: Path,
-    monkeypatch: pytest.MonkeyPatch,
+    store: SQLiteGraphStore, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     """An index built before the short prefixes names prop_ ids the migrated graph lacks."""
     old_ids.use_old_prefixes(monkeypatch)
@@ -75,7 +75,7 @@ def test_an_index_of_old_property_ids_is_rebuilt_not_doubled(
     search = HybridSearch(index, HashingEmbedder())
     search.create()
     search.index_documents(old_docs)
-    assert index_graph(search, backend) == index.count() == len(old_docs)
+    assert index_graph(search, store) == index.count() == len(old_docs)
     assert index.get(old_property_ids) == {}
     properties = search.search("favourite", k=20, filters=SearchFilters(scope="default")).properties
     assert properties and all(h.graph_id.startswith("prp_") for h in properties)
