@@ -4,8 +4,8 @@ Tools: the agent's read tools (SchemaViewer, EntityLookup, GraphQuery, Search, T
 and Ingest with IngestStatus. Each takes an optional ``scope`` (default: the server's). Tools
 are sync functions, which the SDK runs on worker threads (``anyio.to_thread``), so a slow query
 or answer never blocks another client. Ingest queues a job for one background thread
-(``IngestJobs``) and returns its id at once. A failure, including a read tool's "## Error:"
-answer, comes back as an ``isError`` result. Building the server loads no model: the embedder
+(``IngestJobs``) and returns its id at once. A failure, including a read tool's result with an
+``error``, comes back as an ``isError`` result. Building the server loads no model: the embedder
 loads on the first search, the LM on the first Ask or extraction.
 """
 
@@ -178,14 +178,15 @@ def _tool_docs(memory: Memory) -> dict[str, str]:
 
 
 def _run_read_tool(memory: Memory, name: str, scope: str, *args: Any) -> str:
-    """The agent's tool ``name`` over ``scope``; its "## Error:" answer raises ``ToolError``."""
+    """The agent's tool ``name`` over ``scope`` as markdown; a result with an ``error`` raises
+    MCP's ``ToolError`` with the error block the agent would read."""
     tool = memory.tools(scope=scope, names=[name]).get(name)
     if tool is None:
         raise ToolError(f"{name} is not available on this memory")
-    text = tool(*args)
-    if text.startswith("## Error:"):
-        raise ToolError(text)
-    return text
+    result = tool(*args)
+    if not result.ok:
+        raise ToolError(result.render())
+    return result.text
 
 
 def _add_read_tools(server: MCPServer, memory: Memory, default: str) -> None:

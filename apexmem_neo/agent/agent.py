@@ -25,7 +25,7 @@ from __future__ import annotations
 
 import re
 import time
-from collections.abc import Callable, Mapping
+from collections.abc import Mapping
 from dataclasses import replace
 from typing import Any
 
@@ -46,6 +46,7 @@ from apexmem_neo.query.backend import Language, QueryBackend
 from apexmem_neo.store.protocol import GraphStore
 from apexmem_neo.tools.compact_schema import compact_schema
 from apexmem_neo.tools.entity_lookup import Searcher
+from apexmem_neo.tools.result import Tool
 
 _NON_ANSWER = re.compile(
     r"^\W*(|none|null|n/?a|unknown|no answer( provided| found)?|not (found|available|provided))"
@@ -77,7 +78,7 @@ class MemoryAgent:
         self,
         lm: Any,
         store: GraphStore,
-        tools: Mapping[str, Callable[..., str]],
+        tools: Mapping[str, Tool],
         backend: QueryBackend | None = None,
         searcher: Searcher | None = None,
         config: AgentConfig | None = None,

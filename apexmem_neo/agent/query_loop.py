@@ -36,6 +36,7 @@ from apexmem_neo.agent.signatures import (
 )
 from apexmem_neo.errors import ApexMemError
 from apexmem_neo.llm.failures import raise_if_fatal
+from apexmem_neo.tools.result import Tool, ToolResult
 
 QUERY_TOOL: Final = "GraphQuery"
 NO_ATTEMPTS: Final = "none"
@@ -91,13 +92,9 @@ NOT_IN_MEMORY = "not found in memory"
 """The query mode's answer when its last query failed or found no row: no model call."""
 
 
-def failed(output: str) -> bool:
-    """True when GraphQuery's output is an error or holds no row: worth another query."""
-    return (
-        output.startswith("## Error:")
-        or output.startswith("**0 rows.**")
-        or ("\n**0 rows.**" in output)
-    )
+def failed(result: ToolResult) -> bool:
+    """True when GraphQuery's result is an error or holds no row: worth another query."""
+    return not result.ok or result.rows == 0
 
 
 def attempt_text(number: int, query: str, output: str) -> str:
@@ -108,7 +105,7 @@ def attempt_text(number: int, query: str, output: str) -> str:
 class QueryLoop:
     """One question through write -> GraphQuery -> (rewrite) -> answer; see the module doc."""
 
-    tools: Mapping[str, Callable[..., str]]
+    tools: Mapping[str, Tool]
     config: AgentConfig
     language: str
 
@@ -122,22 +119,22 @@ class QueryLoop:
     def run(self, inputs: Mapping[str, Any], tracker: Any, first_step: int = 0) -> LoopOutcome:
         out = LoopOutcome()
         attempts: list[str] = []
-        query, output = "", ""
+        query, result = "", ToolResult()
         while out.tool_calls < self.config.max_tool_calls:
             step = self._new_step(out, first_step, "query")
             written = self._timed(step, tracker, lambda: self._write(inputs, attempts))
             if written is None or written in out.calls_seen:
                 break  # an unparseable reply, or a query already sent: no new information
-            query, output = written, self._run(step, written, out)
-            if not failed(output):
+            query, result = written, self._run(step, written, out)
+            if not failed(result):
                 break
-            attempts.append(attempt_text(len(attempts) + 1, query, output))
+            attempts.append(attempt_text(len(attempts) + 1, query, self._observed(result)))
         if not query:
             out.error = "no query was written"
-        elif failed(output):  # asked from an error or no rows, the small model made one up
+        elif failed(result):  # asked from an error or no rows, the small model made one up
             out.answer = NOT_IN_MEMORY
         else:
-            self._answer(inputs, query, output, tracker, out, first_step)
+            self._answer(inputs, query, self._observed(result), tracker, out, first_step)
         return out
 
     def _new_step(
@@ -165,15 +162,19 @@ class QueryLoop:
         pred = self.program.write(**inputs, language=self.language, attempts=shown)
         return strip_fence(str(pred.query))
 
-    def _run(self, step: TraceStep, query: str, out: LoopOutcome) -> str:
+    def _run(self, step: TraceStep, query: str, out: LoopOutcome) -> ToolResult:
         step.tool, step.args = QUERY_TOOL, {"query": query}
         out.tool_calls += 1
         out.calls_seen[query] = len(out.steps) - 1
         t0 = time.perf_counter()
-        output = str(self.tools[QUERY_TOOL](query=query))
+        result = self.tools[QUERY_TOOL](query=query)
         step.seconds = round(step.seconds + time.perf_counter() - t0, 3)
-        step.output_chars = len(output)
-        return output[: self.config.max_observation_chars]
+        step.output_chars = len(result.render())
+        return result
+
+    def _observed(self, result: ToolResult) -> str:
+        """The text of ``result`` the model reads, cut to the observation limit."""
+        return result.render()[: self.config.max_observation_chars]
 
     def _answer(
         self,

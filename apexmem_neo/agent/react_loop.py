@@ -134,7 +134,9 @@ def _args(raw: Any) -> dict[str, Any]:
 class ReactLoop:
     """One question through the tools; see the module docstring."""
 
-    def __init__(self, tools: Mapping[str, Callable[..., str]], config: AgentConfig) -> None:
+    def __init__(self, tools: Mapping[str, Callable[..., object]], config: AgentConfig) -> None:
+        """``tools`` by name; what a call returns reaches the model as ``str(result)`` (a
+        ``ToolResult`` renders its markdown or its error block)."""
         self.config = config
         self.react = dspy.ReAct(AnswerWithTools, tools=list(tools.values()), max_iters=99)
         if config.react_program is not None:

@@ -3,7 +3,7 @@ four) and the optional Timeline."""
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable
+from collections.abc import Iterable
 
 from apexmem_neo.agent.models import ALL_TOOL_NAMES, TOOL_NAMES
 from apexmem_neo.errors import ApexMemError
@@ -11,11 +11,10 @@ from apexmem_neo.query.backend import Language, QueryBackend, QueryLimits
 from apexmem_neo.store.protocol import GraphStore
 from apexmem_neo.tools.entity_lookup import Searcher, entity_lookup_tool
 from apexmem_neo.tools.graph_query import graph_query_tool
+from apexmem_neo.tools.result import Tool
 from apexmem_neo.tools.schema_viewer import schema_viewer_tool
 from apexmem_neo.tools.search_tool import search_tool
 from apexmem_neo.tools.timeline import timeline_tool
-
-Tool = Callable[..., str]
 
 
 def build_tools(

@@ -85,8 +85,6 @@ def schema(
             print_json(asdict(scoped_backend(memory.backend, scope).schema()))
             return
         text = memory.schema(examples, guide, scope=scope)
-    if text.startswith("## Error:"):
-        fail(" ".join(text.removeprefix("## Error:").split()))
     typer.echo(text)
 
 

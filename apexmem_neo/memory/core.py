@@ -84,8 +84,8 @@ from apexmem_neo.settings import MAX_TURN_CHARS
 from apexmem_neo.store.protocol import ChangeRecord, FactRecord, GraphStore
 from apexmem_neo.store.scoped import ScopedStore
 from apexmem_neo.tools.names import resolve_entity, resolve_property
+from apexmem_neo.tools.result import Tool
 
-Tool = Callable[..., str]
 TurnCallback = Callable[[TurnReport, RunStats], None]
 
 
@@ -557,22 +557,25 @@ class Memory:
 
     def schema(self, examples: bool = False, guide: bool = False, *, scope: str) -> str:
         """SchemaViewer as markdown: tables or labels, relationships, indexes and the scope's
-        counts, with the temporal query examples and the which-tool guide if asked."""
+        counts, with the temporal query examples and the which-tool guide if asked. A schema
+        that cannot be read raises ``ToolError``."""
         from apexmem_neo.tools.schema_viewer import view_schema
 
-        return view_schema(self._view(scope).backend, examples, guide)
+        return view_schema(self._view(scope).backend, examples, guide).text_or_raise()
 
     def lookup(self, name: str, k: int = 3, *, scope: str) -> str:
         """EntityLookup as markdown: up to ``k`` entities ``name`` names (resolved as in
         ``entity``, then by its words) with their latest values, anchors and facts; a name
-        that fits none answers with the scope's nearest names."""
+        that fits none answers with the scope's nearest names. An empty name or a failed read
+        raises ``ToolError``."""
         from apexmem_neo.tools.entity_lookup import lookup_entities
 
-        return lookup_entities(self._view(scope).store, name, k)
+        return lookup_entities(self._view(scope).store, name, k).text_or_raise()
 
     def tools(self, *, scope: str, names: Iterable[str] | None = None) -> dict[str, Tool]:
         """The agent's tools over this memory (SchemaViewer, EntityLookup, GraphQuery, Search,
-        Timeline), as callables returning markdown."""
+        Timeline), as callables returning a ``ToolResult``: its ``error`` says whether the
+        call worked, and ``str(result)`` is the markdown the agent reads."""
         view = self._view(scope)
         from apexmem_neo.agent.models import ALL_TOOL_NAMES
 

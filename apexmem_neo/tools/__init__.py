@@ -1,9 +1,9 @@
 """The agent's read tools: SchemaViewer, EntityLookup, GraphQuery, Search and Timeline.
 
 Each tool function takes what it reads (a ``QueryBackend`` from ``apexmem_neo.query``, a
-``GraphStore``, a searcher) and returns markdown; it never raises, problems come back under an
-"## Error:" heading. The query backends and ``ToolError`` are re-exported here for the import
-paths that used them.
+``GraphStore``, a searcher) and returns a ``ToolResult``: markdown, or the ``ToolError`` that
+stopped it (it never raises). The query backends are re-exported here for the import paths
+that used them.
 """
 
 from apexmem_neo.query.backend import QueryBackend, QueryLimits, QueryResult, ToolError

@@ -17,6 +17,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Protocol
 
+from apexmem_neo.errors import ToolError
 from apexmem_neo.ontology import Entity, Event
 from apexmem_neo.search.engine import SearchResults
 from apexmem_neo.store.protocol import FactRecord, GraphStore, fact_order_key
@@ -28,8 +29,10 @@ from apexmem_neo.tools.names import (
     named_entities,
     nearest_names,
 )
+from apexmem_neo.tools.result import ToolResult, unexpected
 
 CELL = 120
+EMPTY_LOOKUP = "Give a name or a few words naming the entity."
 FACT_HEAD = ("property", "value", "t_from", "t_to", "turn_id", "fact_id")
 
 ENTITY_LOOKUP_DOC = """Look up entities by name and show what memory knows about each.
@@ -161,25 +164,31 @@ def no_entity(store: GraphStore, name: str) -> str:
     )
 
 
-def lookup_entities(store: GraphStore, query: str, k: int = 3, max_facts: int = 30) -> str:
-    """EntityLookup's body: never raises; problems come back as an "## Error:" block."""
+def lookup_entities(store: GraphStore, query: str, k: int = 3, max_facts: int = 30) -> ToolResult:
+    """EntityLookup's body: never raises; an empty query or a failed read comes back in
+    ``error`` (a name that matches nothing is an answer: the nearest known names)."""
+    if not query or not query.strip():
+        return ToolResult.failure(ToolError("Empty query", EMPTY_LOOKUP))
     try:
-        if not query or not query.strip():
-            return "## Error: Empty query\n\nGive a name or a few words naming the entity."
-        k = max(1, min(int(k), 10))
-        entities = named_entities(store, query, k, name_candidates(query)[1:])
-        if not entities:
-            return no_entity(store, query)
-        docs = [render_entity(entity_view(store, e), max_facts) for e in entities]
-        return "\n\n---\n\n".join(docs)
+        return ToolResult(_entity_documents(store, query, k, max_facts))
     except Exception as exc:  # the agent must always get text back
-        return f"## Error: Lookup failed\n\n{type(exc).__name__}: {exc}"
+        return unexpected("Lookup failed", exc)
 
 
-def entity_lookup_tool(store: GraphStore, max_facts: int = 30) -> Callable[..., str]:
+def _entity_documents(store: GraphStore, query: str, k: int, max_facts: int) -> str:
+    """The markdown of up to ``k`` entities ``query`` names, or the nearest known names."""
+    wanted = max(1, min(int(k), 10))
+    entities = named_entities(store, query, wanted, name_candidates(query)[1:])
+    if not entities:
+        return no_entity(store, query)
+    docs = [render_entity(entity_view(store, e), max_facts) for e in entities]
+    return "\n\n---\n\n".join(docs)
+
+
+def entity_lookup_tool(store: GraphStore, max_facts: int = 30) -> Callable[..., ToolResult]:
     """The agent's ``EntityLookup(query, k)`` bound to ``store``."""
 
-    def entity_lookup(query: str, k: int = 3) -> str:
+    def entity_lookup(query: str, k: int = 3) -> ToolResult:
         return lookup_entities(store, query, k, max_facts)
 
     entity_lookup.__name__ = entity_lookup.__qualname__ = "EntityLookup"

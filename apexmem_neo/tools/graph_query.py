@@ -15,6 +15,7 @@ from apexmem_neo.query.backend import (
     check_query_size,
 )
 from apexmem_neo.tools import markdown
+from apexmem_neo.tools.result import ERROR_HEADING, ToolResult, unexpected
 
 GRAPH_QUERY_DOC = """Run one read-only query over the memory graph; rows come back as markdown.
 
@@ -25,7 +26,7 @@ Args:
         {{"entity_id": "ent_...", "t": "2023-05-01T00:00:00"}}.
 
 Results are limited to {max_rows} rows, {max_kb} kB and {timeout:g} seconds; long values
-are cut. On a problem the answer starts with "## Error:" and says how to fix the query.
+are cut. On a problem the answer starts with "{error_heading}" and says how to fix the query.
 """
 SQL_QUERY_KIND: Final = (
     "one SQL SELECT over the paper's tables (sessions, turns, entities, properties, evidence, "
@@ -61,6 +62,7 @@ def graph_query_doc(backend: QueryBackend, default: str, limits: QueryLimits) ->
         max_rows=limits.max_rows,
         max_kb=limits.max_result_bytes // 1000,
         timeout=limits.timeout_s,
+        error_heading=ERROR_HEADING,
     )
 
 
@@ -70,8 +72,8 @@ def run_graph_query(
     language: str = "cypher",
     params: Mapping[str, Any] | None = None,
     limits: QueryLimits | None = None,
-) -> str:
-    """GraphQuery's body: never raises; errors come back as an "## Error:" markdown block."""
+) -> ToolResult:
+    """GraphQuery's body: never raises; a refused or failed query comes back in ``error``."""
     limits = limits or QueryLimits()
     try:
         check_query_size(query or "", limits)
@@ -80,12 +82,11 @@ def run_graph_query(
         values = _params(params)
         res = backend.run(query, lang, values, limits)
     except ToolError as exc:
-        return markdown.error(exc)
+        return ToolResult.failure(exc)
     except Exception as exc:  # the agent must always get text back, never a traceback
-        return markdown.error(ToolError("Query failed", f"{type(exc).__name__}: {exc}"))
-    return _size_limit_note(
-        markdown.result(res, limits.max_cell_chars, limits.max_rows), res, limits
-    )
+        return unexpected("Query failed", exc)
+    text = markdown.result(res, limits.max_cell_chars, limits.max_rows)
+    return ToolResult(_size_limit_note(text, res, limits), rows=len(res.rows))
 
 
 def _size_limit_note(text: str, res: QueryResult, limits: QueryLimits) -> str:
@@ -99,7 +100,7 @@ def _size_limit_note(text: str, res: QueryResult, limits: QueryLimits) -> str:
 
 def graph_query_tool(
     backend: QueryBackend, limits: QueryLimits | None = None, language: str | None = None
-) -> Callable[..., str]:
+) -> Callable[..., ToolResult]:
     """The agent's ``GraphQuery(query, language, params)`` bound to ``backend``; ``language``
     is its default (the backend's native one unless given)."""
     bound = limits or QueryLimits()
@@ -107,7 +108,7 @@ def graph_query_tool(
 
     def graph_query(
         query: str, language: str = default, params: dict[str, Any] | None = None
-    ) -> str:
+    ) -> ToolResult:
         return run_graph_query(backend, query, language, params, bound)
 
     graph_query.__name__ = graph_query.__qualname__ = "GraphQuery"

@@ -1,4 +1,4 @@
-"""Markdown for the agent: result tables with bounded cells, schema sections, error blocks."""
+"""Markdown for the agent: result tables with bounded cells and query results."""
 
 from __future__ import annotations
 
@@ -6,7 +6,7 @@ import json
 from collections.abc import Sequence
 from typing import Any
 
-from apexmem_neo.query.backend import QueryResult, ToolError
+from apexmem_neo.query.backend import QueryResult
 
 ELLIPSIS = "…"
 
@@ -55,11 +55,4 @@ def result(res: QueryResult, max_chars: int, max_rows: int) -> str:
         lines += ["", table(res.columns, res.rows, max_chars)]
     elif res.columns:
         lines.append(f"Columns: {', '.join(res.columns)}. No row matched.")
-    return "\n".join(lines)
-
-
-def error(err: ToolError) -> str:
-    lines = [f"## Error: {err.title}", "", err.detail]
-    if err.suggestion:
-        lines += ["", "Instead, try:", "```", err.suggestion, "```"]
     return "\n".join(lines)

@@ -7,6 +7,7 @@ from collections.abc import Callable
 from apexmem_neo.query import examples
 from apexmem_neo.query.backend import QueryBackend, SchemaInfo, TableInfo, ToolError
 from apexmem_neo.tools import markdown
+from apexmem_neo.tools.result import ToolResult, unexpected
 
 SCHEMA_VIEWER_DOC = """Show the schema of the memory graph as markdown.
 
@@ -23,26 +24,27 @@ counts. This memory runs on {backend}; GraphQuery's native language here is {lan
 
 def view_schema(
     backend: QueryBackend, include_examples: bool = False, include_guide: bool = False
-) -> str:
-    """SchemaViewer's body: never raises; errors come back as an "## Error:" markdown block."""
+) -> ToolResult:
+    """SchemaViewer's body: never raises; a schema that cannot be read comes back in
+    ``error``."""
     try:
         info = backend.schema()
     except ToolError as exc:
-        return markdown.error(exc)
+        return ToolResult.failure(exc)
     except Exception as exc:  # the agent must always get text back
-        return markdown.error(ToolError("Schema unavailable", f"{type(exc).__name__}: {exc}"))
+        return unexpected("Schema unavailable", exc)
     parts = [render_schema(info)]
     if include_examples:
         parts.append(_examples(backend))
     if include_guide:
         parts += ["## Which tool when", "", examples.guide(info.language, info.backend)]
-    return "\n\n".join(parts)
+    return ToolResult("\n\n".join(parts))
 
 
-def schema_viewer_tool(backend: QueryBackend) -> Callable[..., str]:
+def schema_viewer_tool(backend: QueryBackend) -> Callable[..., ToolResult]:
     """The agent's ``SchemaViewer(include_examples, include_guide)`` bound to ``backend``."""
 
-    def schema_viewer(include_examples: bool = False, include_guide: bool = False) -> str:
+    def schema_viewer(include_examples: bool = False, include_guide: bool = False) -> ToolResult:
         return view_schema(backend, include_examples, include_guide)
 
     schema_viewer.__name__ = schema_viewer.__qualname__ = "SchemaViewer"

@@ -8,9 +8,11 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
+from apexmem_neo.errors import ToolError
 from apexmem_neo.search.engine import SearchHit, SearchResults
 from apexmem_neo.tools import markdown
 from apexmem_neo.tools.entity_lookup import Searcher
+from apexmem_neo.tools.result import ToolResult, unexpected
 
 SEARCH_DOC = """Search the memory by meaning and words; results come in four groups.
 
@@ -47,20 +49,21 @@ def render_results(results: SearchResults, max_chars: int = 200) -> str:
     return "\n".join(lines)
 
 
-def run_search(searcher: Searcher, query: str, k: int = 5) -> str:
-    """Search's body: never raises; problems come back as an "## Error:" block."""
+def run_search(searcher: Searcher, query: str, k: int = 5) -> ToolResult:
+    """Search's body: never raises; an empty query or a failed search comes back in
+    ``error``."""
     if not query or not query.strip():
-        return "## Error: Empty query\n\nGive a few words to search for."
+        return ToolResult.failure(ToolError("Empty query", "Give a few words to search for."))
     try:
-        return render_results(searcher.search(query, k=k))
+        return ToolResult(render_results(searcher.search(query, k=k)))
     except Exception as exc:  # the agent must always get text back
-        return f"## Error: Search failed\n\n{type(exc).__name__}: {exc}"
+        return unexpected("Search failed", exc)
 
 
-def search_tool(searcher: Searcher, k: int = 5) -> Callable[..., str]:
+def search_tool(searcher: Searcher, k: int = 5) -> Callable[..., ToolResult]:
     """The agent's ``Search(query)`` bound to ``searcher``."""
 
-    def search(query: str) -> str:
+    def search(query: str) -> ToolResult:
         return run_search(searcher, query, k)
 
     search.__name__ = search.__qualname__ = "Search"

@@ -19,6 +19,7 @@ from apexmem_neo.store.protocol import FactRecord, GraphStore
 from apexmem_neo.tools import markdown
 from apexmem_neo.tools.entity_lookup import no_entity
 from apexmem_neo.tools.names import entity_properties, match_property, resolve_entity
+from apexmem_neo.tools.result import ToolResult
 
 CELL = 120
 
@@ -56,8 +57,16 @@ def _entity(store: GraphStore, name: str) -> Entity | str:
 
 def timeline(
     store: GraphStore, entity: str, property: str, as_of: str | None = None, max_facts: int = 30
+) -> ToolResult:
+    """The Timeline tool's answer. An unknown entity or property is an answer too (the
+    names to choose from), so the result never holds an error."""
+    return ToolResult(_timeline_text(store, entity, property, as_of, max_facts))
+
+
+def _timeline_text(
+    store: GraphStore, entity: str, property: str, as_of: str | None, max_facts: int
 ) -> str:
-    """The Timeline tool's markdown (errors as text the agent can act on)."""
+    """The history table, the changes and the as-of value, or the names to choose from."""
     found = _entity(store, entity)
     if isinstance(found, str):
         return found
@@ -86,10 +95,10 @@ def timeline(
     return "\n".join(lines)
 
 
-def timeline_tool(store: GraphStore, max_facts: int = 30) -> Callable[..., str]:
+def timeline_tool(store: GraphStore, max_facts: int = 30) -> Callable[..., ToolResult]:
     """The agent's ``Timeline(entity, property, as_of)`` bound to ``store``."""
 
-    def timeline_(entity: str, property: str, as_of: str | None = None) -> str:
+    def timeline_(entity: str, property: str, as_of: str | None = None) -> ToolResult:
         return timeline(store, entity, property, as_of, max_facts)
 
     timeline_.__name__ = timeline_.__qualname__ = "Timeline"

@@ -14,7 +14,7 @@ The one-shot arms live in their own modules: neo4j-graphrag's Text2CypherRetriev
 from __future__ import annotations
 
 import functools
-from collections.abc import Callable, Iterator
+from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -29,6 +29,7 @@ from apexmem_neo.store.neo4j import Neo4jGraphStore
 from apexmem_neo.store.sqlite import SQLiteGraphStore
 from apexmem_neo.tools import Neo4jQueryBackend, SQLiteQueryBackend
 from apexmem_neo.tools.compact_schema import compact_schema
+from apexmem_neo.tools.result import Tool, ToolResult
 from benchmarks.query_languages.gold import PREFIX
 from benchmarks.query_languages.judge import is_correct
 from benchmarks.query_languages.metrics import QuestionRecord, record_from_result
@@ -132,9 +133,6 @@ def delete_gold(driver: Driver, batch: GraphBatch | None = None, chunk: int = 20
 # ---- the agent arms ----
 
 
-Tool = Callable[..., str]
-
-
 @dataclass
 class Recorder:
     """(tool, output) of every call that reached a tool, in order; reset per question."""
@@ -146,13 +144,13 @@ class Recorder:
 
     def _wrap(self, name: str, fn: Tool) -> Tool:
         @functools.wraps(fn)
-        def recorded(*args: Any, **kwargs: Any) -> str:
+        def recorded(*args: Any, **kwargs: Any) -> ToolResult:
             try:
                 out = fn(*args, **kwargs)
             except Exception as exc:  # recorded as the loop reports it, then re-raised
                 self.outputs.append((name, f"Execution error in {name}: {exc}"))
                 raise
-            self.outputs.append((name, out))
+            self.outputs.append((name, out.render()))
             return out
 
         return recorded

@@ -38,11 +38,12 @@ from pydantic import BaseModel
 
 from apexmem_neo.agent.models import AgentResult
 from apexmem_neo.query.graph_mapping import GRAPH_RELATIONSHIPS
+from apexmem_neo.tools.result import ERROR_HEADING
 
 QUERY_TOOLS: Final = ("GraphQuery", "Text2Cypher", "Text2SQL")
 Program = Literal["compiled", "zero-shot"]
 PROGRAMS: Final[tuple[Program, ...]] = ("compiled", "zero-shot")
-ERROR_TITLE: Final = re.compile(r"^## Error: (.+)$", re.MULTILINE)
+ERROR_TITLE: Final = re.compile(rf"^{re.escape(ERROR_HEADING)} (.+)$", re.MULTILINE)
 ZERO_ROWS: Final = re.compile(r"^\*\*0 rows\.\*\*", re.MULTILINE)
 
 PARSE: Final = (
@@ -260,7 +261,7 @@ def aggregate(records: Sequence[QuestionRecord]) -> dict[str, Any]:
 
 
 def _error_class(call: CallRecord) -> str | None:
-    """A query tool's "## Error:" output is classified again from its stored head, so the
+    """A query tool's error block is classified again from its stored head, so the
     table follows the current classes on old records too; other calls (a bad tool call,
     Text2Cypher's rows or exception) keep the class stored with them."""
     if call.tool in ("GraphQuery", "Text2SQL") and ERROR_TITLE.match(call.output_head):

@@ -28,8 +28,8 @@ from apexmem_neo.agent.react_loop import token_total
 from apexmem_neo.llm import SchemaJSONAdapter
 from apexmem_neo.query.backend import SchemaInfo
 from apexmem_neo.tools import QueryBackend, QueryLimits, QueryResult, ToolError
-from apexmem_neo.tools import markdown as tool_markdown
 from apexmem_neo.tools.compact_schema import compact_schema
+from apexmem_neo.tools.result import error_block
 from benchmarks.query_languages.judge import is_correct
 from benchmarks.query_languages.metrics import (
     CallRecord,
@@ -95,8 +95,8 @@ def run_sql(backend: QueryBackend, sql: str, limits: QueryLimits) -> QueryResult
 class Text2SQL(dspy.Module):  # type: ignore[misc]
     """question -> SQL -> rows -> answer over ``backend``; the prediction carries
     ``sql_query``, ``rows`` (None when the query failed), ``context`` (the rows as the answer
-    step read them), ``query_error`` (the tool's "## Error:" markdown, or None) and ``answer``
-    (empty when the query failed)."""
+    step read them), ``query_error`` (the ``ToolError`` that stopped the query, or None) and
+    ``answer`` (empty when the query failed)."""
 
     def __init__(
         self, backend: QueryBackend, sql_schema: str, limits: QueryLimits = LIMITS
@@ -114,8 +114,7 @@ class Text2SQL(dspy.Module):  # type: ignore[misc]
         try:
             result = run_sql(self.backend, sql, self.limits)
         except ToolError as exc:
-            failed = tool_markdown.error(exc)
-            return dspy.Prediction(sql_query=sql, rows=None, context="", query_error=failed,
+            return dspy.Prediction(sql_query=sql, rows=None, context="", query_error=exc,
                                    answer="")  # fmt: skip
         context = records_text(result)
         answer = self.answer(context=context, question=question).answer
@@ -148,7 +147,7 @@ def sql_call(prediction: dspy.Prediction) -> CallRecord:
     """The record of the one query, classified like the agent arms' GraphQuery output."""
     args = {"query": prediction.sql_query}
     if prediction.query_error is not None:
-        failed = str(prediction.query_error)
+        failed = error_block(prediction.query_error)
         return CallRecord(tool=TOOL, args=args, output_head=failed[:300], ok=False,
                           error_class=classify(failed))  # fmt: skip
     rows = int(prediction.rows)
@@ -156,10 +155,9 @@ def sql_call(prediction: dspy.Prediction) -> CallRecord:
                       ok=True, error_class=None if rows else "empty result")  # fmt: skip
 
 
-def error_line(failed: str) -> str:
-    """A tool's "## Error:" markdown as one line, as the text2cypher arm records its errors."""
-    title, _, detail = failed.removeprefix("## Error: ").partition("\n\n")
-    return f"ToolError: {title}: {' '.join(detail.split())}"
+def error_line(failed: ToolError) -> str:
+    """A query's ``ToolError`` as one line, as the text2cypher arm records its errors."""
+    return f"ToolError: {failed.title}: {' '.join(failed.detail.split())}"
 
 
 class Text2SQLArm:
@@ -190,7 +188,7 @@ class Text2SQLArm:
                 prediction = self.program(question=dated_text(question))
                 answer, call = str(prediction.answer), sql_call(prediction)
                 if prediction.query_error is not None:
-                    error = error_line(str(prediction.query_error))
+                    error = error_line(prediction.query_error)
             except Exception as exc:  # every failure of the pipeline is a result of this arm
                 error = f"{type(exc).__name__}: {exc}"[:800]
                 call = CallRecord(tool=TOOL, output_head=error[:300], ok=False,

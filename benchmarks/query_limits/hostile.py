@@ -119,7 +119,7 @@ def measure(
         None if idle is None else round(idle, 3),
         round(client_done, 3),
         round(_peak_rss_mb() - peak_before, 1),
-        out.splitlines()[0] if out else "",
+        (out.render().splitlines() or [""])[0],
     )
 
 

@@ -28,6 +28,7 @@ from mcp.types import CallToolResult
 from mcp_types.version import LATEST_HANDSHAKE_VERSION
 
 from apexmem_neo import Memory
+from apexmem_neo.tools.result import ERROR_HEADING
 from tests.unit.agent.alice import alice_store
 
 TOOLS = {"SchemaViewer", "EntityLookup", "GraphQuery", "Search", "Timeline", "Ask", "Ingest",
@@ -126,7 +127,7 @@ def _check_tour(out: dict[str, CallToolResult | str]) -> None:
     first_turn = texts["search_new"].split("## Turns")[1].split("\n- ")[1]
     assert "I started learning piano." in first_turn, texts["search_new"]
     assert texts["schema"].startswith("# Memory schema (SQLite")
-    assert "## Error: Not a SELECT" in texts["refused"]
+    assert f"{ERROR_HEADING} Not a SELECT" in texts["refused"]
     # a name of no entity is an answer naming the known ones, never Alice's facts
     for name in ("timeline", "nobody"):
         assert texts[name].startswith("No entity matches 'Nobody'; nearest known names: Alice")

@@ -21,6 +21,7 @@ from apexmem_neo.tools import (
 )
 from tests.integration.tools.test_sql_shim_neo4j import EXAMPLE_PARAMS
 from tests.unit.tools.graph_data import ALICE
+from tests.unit.tools.results import error_title
 
 pytestmark = [pytest.mark.integration, pytest.mark.neo4j]
 
@@ -40,7 +41,7 @@ def test_graph_query_cypher(neo4j_backend: Neo4jQueryBackend) -> None:
         "RETURN f.value_json AS value, f.t_to AS until ORDER BY f.t_from",
         params={"e": ALICE},
     )
-    assert out.splitlines() == [
+    assert out.text.splitlines() == [
         "**3 rows.**",
         "",
         "| value | until |",
@@ -55,8 +56,8 @@ def test_graph_query_sql_shows_the_cypher_that_ran(neo4j_backend: Neo4jQueryBack
     out = graph_query_tool(neo4j_backend)(
         "SELECT name FROM entities WHERE entity_id = :e", "sql", {"e": ALICE}
     )
-    assert out.startswith("Ran as cypher:\n```cypher\nMATCH (entities:Entity)")
-    assert "| Alice Tqx |" in out
+    assert out.text.startswith("Ran as cypher:\n```cypher\nMATCH (entities:Entity)")
+    assert "| Alice Tqx |" in str(out)
 
 
 def test_nodes_relationships_and_times_render_as_values(neo4j_backend: Neo4jQueryBackend) -> None:
@@ -66,8 +67,8 @@ def test_nodes_relationships_and_times_render_as_values(neo4j_backend: Neo4jQuer
         "RETURN e.name AS name, p, date(localdatetime(ev.anchor_datetime)) AS day",
         params={"e": ALICE},
     )
-    assert '| Alice Tqx | {"_type": "PARTICIPANT", "entity_id": "tqx_ent_alice"' in out
-    assert "| 2021-07-01 |" in out
+    assert '| Alice Tqx | {"_type": "PARTICIPANT", "entity_id": "tqx_ent_alice"' in str(out)
+    assert "| 2021-07-01 |" in str(out)
 
 
 def test_names_the_graph_lacks_are_refused_like_unknown_sql_columns(
@@ -81,18 +82,19 @@ def test_names_the_graph_lacks_are_refused_like_unknown_sql_columns(
         "MATCH (e:Entity {name: 'Alice Tqx'}) OPTIONAL MATCH (e)-[:TQX_WORKED_AT]->(c:TqxCompany) "
         "RETURN e.tqx_favourite_food AS food, c.name AS company",
     )
-    assert out.startswith("## Error: Not in the graph")
-    assert "no node has a property `tqx_favourite_food`" in out
-    assert "no relationship has the type `TQX_WORKED_AT` (types: ABOUT, ASSERTS" in out
-    assert "no node has the label `TqxCompany` (labels: Session, Turn, Entity" in out
+    assert error_title(out).startswith("Not in the graph")
+    block = str(out)  # the error block the agent reads
+    assert "no node has a property `tqx_favourite_food`" in block
+    assert "no relationship has the type `TQX_WORKED_AT` (types: ABOUT, ASSERTS" in block
+    assert "no node has the label `TqxCompany` (labels: Session, Turn, Entity" in block
     assert (
         "MATCH (e:Entity {name: 'Alice Tqx'})<-[:ABOUT]-(f:Fact {property: 'tqx_favourite_food'})"
-        in out
+        in block
     )
     assert not [r for r in caplog.records if r.name == "neo4j.notifications"]
-    suggestion = out.split("```")[1].strip()
-    assert "| " in run_graph_query(
-        neo4j_backend, suggestion.replace("tqx_favourite_food", "tqx_city")
+    suggestion = str(out).split("```")[1].strip()
+    assert "| " in str(
+        run_graph_query(neo4j_backend, suggestion.replace("tqx_favourite_food", "tqx_city"))
     )
 
 
@@ -111,12 +113,12 @@ def test_schema_names_a_young_graph_lacks_are_not_mistakes(
         "MATCH (e:Entity {entity_id: $e}) RETURN e.name AS name, e.description AS d",
         params={"e": ALICE},
     )
-    assert out.startswith("**1 row.**")
+    assert out.text.startswith("**1 row.**")
 
 
 def test_allowed_procedure_runs(neo4j_backend: Neo4jQueryBackend) -> None:
     out = run_graph_query(neo4j_backend, "CALL db.labels() YIELD label RETURN label ORDER BY label")
-    assert "| Fact |" in out
+    assert "| Fact |" in str(out)
 
 
 def test_row_limit_and_time_limit(neo4j_backend: Neo4jQueryBackend) -> None:
@@ -124,7 +126,7 @@ def test_row_limit_and_time_limit(neo4j_backend: Neo4jQueryBackend) -> None:
     out = run_graph_query(
         neo4j_backend, "UNWIND range(1, 1000) AS i RETURN i", "cypher", None, limits
     )
-    assert out.startswith("**5 rows shown; more exist (row limit 5).**")
+    assert out.text.startswith("**5 rows shown; more exist (row limit 5).**")
     out = run_graph_query(
         neo4j_backend,
         "UNWIND range(1, 100000000) AS i WITH i WHERE i % 7 = 3 RETURN count(*)",
@@ -132,22 +134,24 @@ def test_row_limit_and_time_limit(neo4j_backend: Neo4jQueryBackend) -> None:
         None,
         limits,
     )
-    assert out.startswith("## Error: Time limit"), out
+    assert error_title(out).startswith("Time limit"), out
 
 
 def test_errors_are_markdown(neo4j_backend: Neo4jQueryBackend) -> None:
-    assert run_graph_query(neo4j_backend, "MATCH (n RETURN n").startswith("## Error: Cypher error")
+    assert error_title(run_graph_query(neo4j_backend, "MATCH (n RETURN n")).startswith(
+        "Cypher error"
+    )
     out = run_graph_query(neo4j_backend, "SELECT * FROM facts NATURAL JOIN entities", "sql")
-    assert out.startswith("## Error: Unsupported SQL in the SQL-compat shim")
-    assert "Instead, try:\n```\nMATCH (f:Fact) OPTIONAL MATCH" in out
+    assert error_title(out).startswith("Unsupported SQL in the SQL-compat shim")
+    assert "Instead, try:\n```\nMATCH (f:Fact) OPTIONAL MATCH" in str(out)
     # Cypher sent as SQL on Neo4j: told to switch the language (both run here)
     out = run_graph_query(neo4j_backend, "MATCH (f:Fact) RETURN count(f) AS n", "sql")
-    assert out.startswith("## Error: Cypher sent as SQL") and "language='cypher'" in out
-    assert run_graph_query(neo4j_backend, "MATCH (f:Fact) RETURN count(f) AS n").startswith(
+    assert error_title(out).startswith("Cypher sent as SQL") and "language='cypher'" in str(out)
+    assert str(run_graph_query(neo4j_backend, "MATCH (f:Fact) RETURN count(f) AS n")).startswith(
         "**1 row"
     )
     unreachable = Neo4jQueryBackend(neo4j_backend.driver, database="tqx_no_such_db")
-    assert run_graph_query(unreachable, "RETURN 1").startswith("## Error:")
+    assert run_graph_query(unreachable, "RETURN 1").error is not None
 
 
 @pytest.mark.parametrize("example", CYPHER_EXAMPLES, ids=[e.title for e in CYPHER_EXAMPLES])
@@ -188,18 +192,18 @@ def test_schema_viewer_skips_relationship_types_the_graph_never_held(
     )
     out = schema_viewer_tool(neo4j_backend)()
     assert not [r for r in caplog.records if r.name == "neo4j.notifications"]
-    about = re.search(r"\[:ABOUT\]->\(:Entity\)`: .* \((\d+) in all\)", out)
+    about = re.search(r"\[:ABOUT\]->\(:Entity\)`: .* \((\d+) in all\)", out.text)
     assert about is not None and int(about.group(1)) > 0  # types it holds are still counted
 
 
 def test_schema_viewer_on_neo4j(neo4j_backend: Neo4jQueryBackend, neo4j_graph: Driver) -> None:
     out = schema_viewer_tool(neo4j_backend)(include_examples=True, include_guide=True)
-    assert out.startswith("# Memory schema (Neo4j; query language: cypher)")
-    assert "### `Fact` (SQL table `facts`): node label," in out
-    assert "### `(:Event)-[:PARTICIPANT]->(:Entity)` (SQL table `event_participants`)" in out
-    assert "| confidence | Float | no |" in out
-    assert "- `(:Fact)-[:ABOUT]->(:Entity)`: facts.entity_id = entities.entity_id (" in out
-    assert "fact_timeline: Fact(entity_id, property, t_from) [RANGE]" in out
-    assert "entity_id_unique: Entity(entity_id) [RANGE (unique constraint)]" in out
-    assert "## Temporal query examples (cypher)" in out
-    assert "**GraphQuery" in out and "also accepted (language='sql')" in out
+    assert out.text.startswith("# Memory schema (Neo4j; query language: cypher)")
+    assert "### `Fact` (SQL table `facts`): node label," in str(out)
+    assert "### `(:Event)-[:PARTICIPANT]->(:Entity)` (SQL table `event_participants`)" in str(out)
+    assert "| confidence | Float | no |" in str(out)
+    assert "- `(:Fact)-[:ABOUT]->(:Entity)`: facts.entity_id = entities.entity_id (" in str(out)
+    assert "fact_timeline: Fact(entity_id, property, t_from) [RANGE]" in str(out)
+    assert "entity_id_unique: Entity(entity_id) [RANGE (unique constraint)]" in str(out)
+    assert "## Temporal query examples (cypher)" in str(out)
+    assert "**GraphQuery" in str(out) and "also accepted (language='sql')" in str(out)

@@ -24,6 +24,7 @@ from apexmem_neo.query import neo4j_backend as neo4j_backend_module
 from apexmem_neo.query.neo4j_deadline import TAG_KEY, new_tag
 from apexmem_neo.query.shim.patterns import glob_regex, like_regex
 from apexmem_neo.tools import Neo4jQueryBackend, QueryLimits, SQLiteQueryBackend, run_graph_query
+from apexmem_neo.tools.result import ERROR_HEADING
 from benchmarks.query_limits.hostile import (
     LIKE_PATTERN,
     Hostile,
@@ -86,9 +87,9 @@ def test_hostile_query_is_answered_in_time_and_leaves_the_server_idle(
     if busy is not None and hostile.interruptible:
         assert m.idle_after_answer_s is not None and m.idle_after_answer_s <= IDLE_WITHIN_S, m
     if hostile.name == "query_text_1mb":
-        assert m.answer.startswith("## Error: Query too long")
+        assert m.answer.startswith(f"{ERROR_HEADING} Query too long")
     if hostile.name in ("recursive_cte", "cartesian_unwind"):
-        assert m.answer.startswith("## Error: Time limit")
+        assert m.answer.startswith(f"{ERROR_HEADING} Time limit")
     if hostile.name == "wide_rows":
         assert "(size limit 1000 kB)" in m.answer
 

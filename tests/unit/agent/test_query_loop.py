@@ -12,9 +12,10 @@ from dspy.utils import DummyLM
 
 from apexmem_neo.agent import AgentConfig, MemoryAgent, build_tools
 from apexmem_neo.agent.query_loop import NOT_IN_MEMORY, QueryProgram, failed, strip_fence
-from apexmem_neo.errors import ApexMemError
+from apexmem_neo.errors import ApexMemError, ToolError
 from apexmem_neo.store.sqlite import SQLiteGraphStore
 from apexmem_neo.tools import SQLiteQueryBackend
+from apexmem_neo.tools.result import ERROR_HEADING, ToolResult
 
 GOOD = (
     "SELECT f.value_json, f.t_from FROM facts f WHERE f.property = 'favourite_restaurant' "
@@ -66,7 +67,7 @@ def test_an_error_and_an_empty_result_are_rewritten_with_the_attempts_shown(
     res = query_agent(store, backend, lm).ask("Favourite restaurant?", "2024-06-01")
     assert res.answer == "Sakura Sushi" and res.tool_calls == 3
     assert [s.args["query"] for s in res.trace if s.phase == "query"] == [BROKEN, EMPTY, GOOD]
-    assert "1. " + BROKEN in lm.prompts[1] and "## Error:" in lm.prompts[1]
+    assert "1. " + BROKEN in lm.prompts[1] and ERROR_HEADING in lm.prompts[1]
     assert "2. " + EMPTY in lm.prompts[2] and "**0 rows.**" in lm.prompts[2]
 
 
@@ -126,12 +127,14 @@ def test_the_query_mode_needs_graph_query(store: SQLiteGraphStore) -> None:
 
 
 @pytest.mark.parametrize(
-    ("output", "worth_retry"),
-    [("## Error: Query failed\n\nno such table", True), ("**0 rows.**\nColumns: a.", True),
-     ("Ran as cypher:\n```\nX\n```\n\n**0 rows.**", True), ("**1 row.**\n\n| a |", False)],
+    ("result", "worth_retry"),
+    [(ToolResult.failure(ToolError("Query failed", "no such table")), True),
+     (ToolResult("**0 rows.**\nColumns: a.", rows=0), True),
+     (ToolResult("Ran as cypher:\n```\nX\n```\n\n**0 rows.**", rows=0), True),
+     (ToolResult("**1 row.**\n\n| a |", rows=1), False)],
 )  # fmt: skip
-def test_failed_outputs(output: str, worth_retry: bool) -> None:
-    assert failed(output) is worth_retry
+def test_failed_results(result: ToolResult, worth_retry: bool) -> None:
+    assert failed(result) is worth_retry
 
 
 def test_strip_fence() -> None:

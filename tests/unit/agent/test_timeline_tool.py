@@ -16,24 +16,24 @@ from tests.unit.agent.test_agent import lm, step
 
 def test_history_changes_and_as_of_by_name(store: SQLiteGraphStore) -> None:
     out = timeline(store, "Alice", "favourite_restaurant", as_of="2024-02-01")
-    assert "| 2024-01-15T00:00:00 | 2024-03-20T00:00:00 | Italian Garden |" in out
-    assert "| 2024-03-20T00:00:00 | now | Sakura Sushi |" in out
-    assert "Changed 1 time(s):\n- 2024-03-20T00:00:00: Italian Garden -> Sakura Sushi" in out
-    assert out.endswith("Value on 2024-02-01: Italian Garden")
+    assert "| 2024-01-15T00:00:00 | 2024-03-20T00:00:00 | Italian Garden |" in str(out)
+    assert "| 2024-03-20T00:00:00 | now | Sakura Sushi |" in str(out)
+    assert "Changed 1 time(s):\n- 2024-03-20T00:00:00: Italian Garden -> Sakura Sushi" in str(out)
+    assert out.text.endswith("Value on 2024-02-01: Italian Garden")
 
 
 def test_entity_by_id_and_before_any_fact(store: SQLiteGraphStore) -> None:
     out = timeline(store, ALICE, "favourite_restaurant", as_of="2023-05-01")
-    assert out.endswith("Value on 2023-05-01: nothing recorded yet")
+    assert out.text.endswith("Value on 2023-05-01: nothing recorded yet")
 
 
 def test_errors_are_text_the_agent_can_act_on(store: SQLiteGraphStore) -> None:
-    assert "No entity matches 'Zed'" in timeline(store, "Zed", "city")
+    assert "No entity matches 'Zed'" in str(timeline(store, "Zed", "city"))
     unknown = timeline(store, "Alice", "favorite_food")
-    assert "no facts for property 'favorite_food'" in unknown
-    assert "Its properties: favourite_restaurant." in unknown
+    assert "no facts for property 'favorite_food'" in str(unknown)
+    assert "Its properties: favourite_restaurant." in str(unknown)
     bad = timeline(store, "Alice", "favourite_restaurant", as_of="last Tuesday-ish")
-    assert bad.endswith("as_of 'last Tuesday-ish' is not a date; use YYYY-MM-DD.")
+    assert bad.text.endswith("as_of 'last Tuesday-ish' is not a date; use YYYY-MM-DD.")
 
 
 def test_timeline_is_optional_and_named_in_the_tool_set(

@@ -18,9 +18,11 @@ from mcp.types import CallToolResult
 
 from apexmem_neo import Memory
 from apexmem_neo.agent.models import AgentResult, EvidenceItem, TraceStep
+from apexmem_neo.errors import ToolError
 from apexmem_neo.mcp_server import IngestJobs, build_server
 from apexmem_neo.memory.results import AddResult
 from apexmem_neo.testing import HashingEmbedder
+from apexmem_neo.tools.result import ERROR_HEADING, ToolResult
 from tests.unit.agent.alice import alice_batch
 
 TOOLS = {"SchemaViewer", "EntityLookup", "GraphQuery", "Search", "Timeline", "Ask", "Ingest",
@@ -144,7 +146,7 @@ def test_failures_come_back_as_is_error_with_the_reason(tmp_path: Path) -> None:
     with served(tmp_path) as (_, server, _jobs):
         out = run(server, scenario)
     assert all(r.is_error for r in out.values()), {k: text(r) for k, r in out.items()}
-    assert "## Error: Not a SELECT" in text(out["refused"])
+    assert f"{ERROR_HEADING} Not a SELECT" in text(out["refused"])
     assert "no language model is configured" in text(out["ask"])
     assert "extract=false" in text(out["extract"])
     assert "timestamp 'soon'" in text(out["anchor"])
@@ -221,12 +223,14 @@ def test_tools_run_off_the_event_loop(tmp_path: Path, monkeypatch: pytest.Monkey
     releases it): on the event loop, the first call would stall the second."""
     released = threading.Event()
 
-    def slow(query: str, *args: Any) -> str:
-        return "released" if released.wait(WAIT_S) else "## Error: never released"
+    def slow(query: str, *args: Any) -> ToolResult:
+        if released.wait(WAIT_S):
+            return ToolResult("released")
+        return ToolResult.failure(ToolError("Never released", "the second call did not run"))
 
-    def release(query: str) -> str:
+    def release(query: str) -> ToolResult:
         released.set()
-        return "released the slow call"
+        return ToolResult("released the slow call")
 
     tools = {"GraphQuery": slow, "Search": release}
 

@@ -15,6 +15,7 @@ from apexmem_neo.store.sqlite import SQLiteGraphStore
 from apexmem_neo.tools import SQLiteQueryBackend
 from apexmem_neo.tools.compact_schema import EXAMPLE_QUERIES, compact_schema
 from apexmem_neo.tools.graph_query import run_graph_query
+from apexmem_neo.tools.result import ERROR_HEADING as ERR
 from benchmarks.query_languages.arms import AGENT_CONFIG, AgentArm, agent_arm, sqlite_gold
 from benchmarks.query_languages.generate import load_gold
 from benchmarks.query_languages.metrics import (
@@ -59,24 +60,20 @@ def scripted_arm(
 def test_classify_tool_outputs() -> None:
     assert classify("**1 row.**\n\n| a |\n|---|\n| x |") is None
     assert classify("**0 rows.**\nColumns: a. No row matched.") == "empty result"
-    assert classify("## Error: SQL syntax error\n\nnear FROM") == "parse error"
-    assert classify("## Error: SQLite error\n\nno such column: name2") == "unknown name"
-    assert classify("## Error: Not in the graph\n\nno node has a property `x`") == "unknown name"
+    assert classify(f"{ERR} SQL syntax error\n\nnear FROM") == "parse error"
+    assert classify(f"{ERR} SQLite error\n\nno such column: name2") == "unknown name"
+    assert classify(f"{ERR} Not in the graph\n\nno node has a property `x`") == "unknown name"
     # the SQL shim's own titles (seen as "runtime error" in the study's first large run)
-    assert classify("## Error: Unknown column\n\n't2' has no column 'value_json'") == (
-        "unknown name"
-    )
-    assert classify("## Error: Duplicate table alias\n\nthe alias 'e' is used twice.") == (
+    assert classify(f"{ERR} Unknown column\n\n't2' has no column 'value_json'") == ("unknown name")
+    assert classify(f"{ERR} Duplicate table alias\n\nthe alias 'e' is used twice.") == (
         "parse error"
     )
-    assert classify("## Error: Write refused\n\nonly reads") == "guard refusal"
-    assert classify("## Error: Time limit\n\nstopped") == "timeout"
-    assert classify("## Error: Unsupported SQL in the SQL-compat shim\n\nx") == (
+    assert classify(f"{ERR} Write refused\n\nonly reads") == "guard refusal"
+    assert classify(f"{ERR} Time limit\n\nstopped") == "timeout"
+    assert classify(f"{ERR} Unsupported SQL in the SQL-compat shim\n\nx") == (
         "unsupported construct"
     )
-    assert classify("## Error: Cypher error\n\nType mismatch (Neo.ClientError.X)") == (
-        "runtime error"
-    )
+    assert classify(f"{ERR} Cypher error\n\nType mismatch (Neo.ClientError.X)") == ("runtime error")
 
 
 def test_record_from_a_scripted_agent_with_a_recovery(
@@ -107,7 +104,7 @@ def test_the_error_table_classifies_stored_outputs_again() -> None:
     """A record written before a class learnt a title is counted under the current class."""
     old = CallRecord(
         tool="GraphQuery", args={"query": "SELECT x FROM t"}, ok=False,
-        output_head="## Error: Unknown column\n\n't' has no column 'x'",
+        output_head=f"{ERR} Unknown column\n\n't' has no column 'x'",
         error_class="runtime error",
     )  # fmt: skip
     stuck = CallRecord(tool="GraphQuery", args={}, output_head="", ok=False,
@@ -173,7 +170,7 @@ def test_the_sql_example_query_runs_on_the_gold_graph(
         .fetchone()[0]
     )
     answer = run_graph_query(store[1], EXAMPLE_QUERIES["sql"].replace("Alice", name), "sql")
-    assert not answer.startswith("## Error") and "0 rows" not in answer, answer
+    assert answer.ok and answer.rows, answer
 
 
 def wrong(kind: str, *calls: CallRecord, question: str = "What is X's city now?") -> QuestionRecord:
@@ -198,18 +195,18 @@ def test_taxonomy_when_no_query_ran() -> None:
     llm = CallRecord(tool="Text2Cypher", ok=False, error_class="llm error")
     assert failure_class(wrong("as_of")) == "no query"
     assert failure_class(wrong("as_of", bad_call, llm)) == "no query"
-    assert failure_class(wrong("as_of", failed("## Error: SQL syntax error\n\nx"))) == "syntax"
-    assert failure_class(wrong("as_of", failed("## Error: Unsupported SQL\n\nx"))) == "syntax"
-    assert failure_class(wrong("as_of", failed("## Error: SQLite error\n\nno such table: t"))) == (
+    assert failure_class(wrong("as_of", failed(f"{ERR} SQL syntax error\n\nx"))) == "syntax"
+    assert failure_class(wrong("as_of", failed(f"{ERR} Unsupported SQL\n\nx"))) == "syntax"
+    assert failure_class(wrong("as_of", failed(f"{ERR} SQLite error\n\nno such table: t"))) == (
         "unknown label/table/property"
     )
-    assert failure_class(wrong("as_of", failed("## Error: Write refused\n\nx"))) == (
+    assert failure_class(wrong("as_of", failed(f"{ERR} Write refused\n\nx"))) == (
         "refused by the guard"
     )
-    last = failed("## Error: Time limit\n\nstopped")
-    assert failure_class(wrong("as_of", failed("## Error: SQLite error\n\nno such column: a"),
+    last = failed(f"{ERR} Time limit\n\nstopped")
+    assert failure_class(wrong("as_of", failed(f"{ERR} SQLite error\n\nno such column: a"),
                                last)) == "timeout"  # fmt: skip
-    assert failure_class(wrong("as_of", failed("## Error: Cypher error\n\nType mismatch"))) == (
+    assert failure_class(wrong("as_of", failed(f"{ERR} Cypher error\n\nType mismatch"))) == (
         "query error, other"
     )
     t2c = CallRecord(tool="Text2Cypher", ok=False, error_class="parse error")
@@ -240,7 +237,7 @@ def test_taxonomy_of_a_query_that_ran_by_its_shape() -> None:
     untimed = "SELECT value_json FROM facts WHERE property = 'city'"
     assert failure_class(wrong("entity_lookup", ran(untimed))) == "wrong temporal logic"
     assert failure_class(wrong("aggregate", ran(untimed))) == "wrong answer, other"
-    assert failure_class(wrong("entity_lookup", failed("## Error: x\n\ny"), ran(TIMED_SQL))) == (
+    assert failure_class(wrong("entity_lookup", failed(f"{ERR} x\n\ny"), ran(TIMED_SQL))) == (
         "wrong answer, other"
     )
 
@@ -273,5 +270,5 @@ def test_a_last_query_without_rows_is_no_row_matched() -> None:
                        output_head="**0 rows.**\nColumns: answer. No row matched.",
                        error_class="empty result")  # fmt: skip
     assert failure_class(wrong("entity_lookup", empty)) == "no row matched"
-    broken = failed("## Error: Unterminated quote\n\na ' quote is never closed.")
+    broken = failed(f"{ERR} Unterminated quote\n\na ' quote is never closed.")
     assert failure_class(wrong("entity_lookup", empty, broken)) == "no row matched"

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from apexmem_neo.query.backend import QueryResult, ToolError
+from apexmem_neo.query.backend import QueryResult
 from apexmem_neo.tools import markdown
 
 
@@ -21,11 +21,3 @@ def test_result_with_translation_and_truncation() -> None:
     assert text.startswith("Ran as cypher:\n```cypher\nMATCH (n) RETURN n\n```\n")
     assert "**2 rows shown; more exist (row limit 2).**" in text
     assert text.endswith("| n |\n|---|\n| 1 |\n| 2 |")
-
-
-def test_error_block() -> None:
-    err = ToolError("Unsupported SQL", "RIGHT JOIN has no translation.", "MATCH (a) RETURN a")
-    assert markdown.error(err) == (
-        "## Error: Unsupported SQL\n\nRIGHT JOIN has no translation.\n\n"
-        "Instead, try:\n```\nMATCH (a) RETURN a\n```"
-    )

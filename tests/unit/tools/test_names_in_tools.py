@@ -45,35 +45,37 @@ def store(tmp_path: Path) -> Iterator[ScopedStore]:
 def test_timeline_reads_a_property_asked_in_other_words(store: ScopedStore) -> None:
     for asked in ("favorite restaurant", "favourite_resturant", "Favourite Restaurant"):
         out = timeline(store, "maya lee", asked, as_of="2024-02-01")
-        assert out.startswith("# Maya Lee · favourite_restaurant (2 facts"), out
-        assert out.endswith("Value on 2024-02-01: Italian Garden")
-    assert timeline(store, "Mimi", "favorite restaurant").startswith("# Maya Lee")
+        assert out.text.startswith("# Maya Lee · favourite_restaurant (2 facts"), out
+        assert out.text.endswith("Value on 2024-02-01: Italian Garden")
+    assert str(timeline(store, "Mimi", "favorite restaurant")).startswith("# Maya Lee")
 
 
 def test_timeline_answers_unknown_and_ambiguous_names_with_the_names_to_choose(
     store: ScopedStore,
 ) -> None:
     unknown = timeline(store, "Bob", "favourite_restaurant")
-    assert unknown.startswith("No entity matches 'Bob'; nearest known names: ")
-    assert "Maya Lee" in unknown and "Secret Diner" not in unknown
+    assert unknown.text.startswith("No entity matches 'Bob'; nearest known names: ")
+    assert "Maya Lee" in str(unknown) and "Secret Diner" not in str(unknown)
     ambiguous = timeline(store, "Maya", "employer")
-    assert ambiguous.startswith("'Maya' names more than one entity: ")
-    assert "Maya Lee (Person" in ambiguous and "Maya Chen (Person" in ambiguous
-    assert "Globex" not in ambiguous
+    assert ambiguous.text.startswith("'Maya' names more than one entity: ")
+    assert "Maya Lee (Person" in str(ambiguous) and "Maya Chen (Person" in str(ambiguous)
+    assert "Globex" not in str(ambiguous)
     lacking = timeline(store, "Maya Chen", "favorite restaurant")
-    assert "has no facts for property 'favorite restaurant'. Its properties: employer." in lacking
+    assert "has no facts for property 'favorite restaurant'. Its properties: employer." in str(
+        lacking
+    )
 
 
 def test_lookup_shows_every_equally_good_match_and_only_those(store: ScopedStore) -> None:
     both = lookup_entities(store, "Maya", k=3)
-    assert "# Maya Lee (Person)" in both and "# Maya Chen (Person)" in both
-    assert "Secret Diner" not in both
+    assert "# Maya Lee (Person)" in str(both) and "# Maya Chen (Person)" in str(both)
+    assert "Secret Diner" not in str(both)
     one = lookup_entities(store, "Maya Leee", k=3)  # a misspelling of one of them
-    assert one.startswith("# Maya Lee (Person)") and "Maya Chen" not in one
+    assert one.text.startswith("# Maya Lee (Person)") and "Maya Chen" not in str(one)
 
 
 def test_lookup_of_another_scopes_name_lists_this_scopes_names(store: ScopedStore) -> None:
     out = lookup_entities(store, "Bob")
-    assert out.startswith("No entity matches 'Bob'; nearest known names: ")
-    assert "Secret Diner" not in out and "# " not in out
-    assert lookup_entities(store, BOB.entity_id).startswith("No entity matches")
+    assert out.text.startswith("No entity matches 'Bob'; nearest known names: ")
+    assert "Secret Diner" not in str(out) and "# " not in str(out)
+    assert str(lookup_entities(store, BOB.entity_id)).startswith("No entity matches")

@@ -22,6 +22,7 @@ from apexmem_neo.query.backend import (
 )
 from apexmem_neo.query.neo4j_deadline import DeadlineExpired, call_with_deadline
 from apexmem_neo.tools import QueryLimits, SQLiteQueryBackend, graph_query_tool, run_graph_query
+from tests.unit.tools.results import error_title
 
 WIDE_SQL = (
     "WITH RECURSIVE c(x) AS (SELECT 1 UNION ALL SELECT x + 1 FROM c LIMIT 1000) "
@@ -59,8 +60,8 @@ def test_a_long_query_is_refused_before_anything_reads_it() -> None:
     started = time.perf_counter()
     out = run_graph_query(UntouchableBackend(), "SELECT 1 /*" + "x" * 1_000_000 + "*/", "sql")
     assert time.perf_counter() - started < 0.5
-    assert out.startswith("## Error: Query too long")
-    assert "the limit is 8000" in out
+    assert error_title(out).startswith("Query too long")
+    assert "the limit is 8000" in str(out)
 
 
 def test_query_size_check_counts_characters() -> None:
@@ -100,13 +101,13 @@ def test_sqlite_rows_stop_at_the_byte_cap(sqlite_path: Path) -> None:
     assert 10 < len(result.rows) < 20
     out = run_graph_query(SQLiteQueryBackend(sqlite_path), WIDE_SQL, "sql",
                           {"pad": "p" * 1000}, limits)  # fmt: skip
-    assert f"{len(result.rows)} rows shown; more exist (size limit 20 kB)" in out
+    assert f"{len(result.rows)} rows shown; more exist (size limit 20 kB)" in str(out)
 
 
 def test_sqlite_row_limit_is_still_named_as_such(sqlite_path: Path) -> None:
     limits = QueryLimits(max_rows=5)
     out = run_graph_query(SQLiteQueryBackend(sqlite_path), WIDE_SQL, "sql", {"pad": "p"}, limits)
-    assert out.startswith("**5 rows shown; more exist (row limit 5).**")
+    assert out.text.startswith("**5 rows shown; more exist (row limit 5).**")
 
 
 def test_the_tool_description_states_the_byte_cap(sqlite_path: Path) -> None:

@@ -38,7 +38,7 @@ def test_keywords_used_as_aliases_are_names(form: str, word: str) -> None:
 @pytest.mark.parametrize("word", ("load", "use"))
 def test_a_keyword_alias_runs_on_sqlite(sqlite_backend: SQLiteQueryBackend, word: str) -> None:
     out = run_graph_query(sqlite_backend, f"SELECT {word}.name FROM entities AS {word}", "sql")
-    assert not out.startswith("## Error"), out
+    assert out.ok, out
 
 
 @pytest.mark.parametrize(
@@ -72,7 +72,7 @@ def test_a_trailing_comment_is_not_a_statement(
 ) -> None:
     check_sql(sql, QUERYABLE_TABLES)
     assert sql_to_cypher(sql).cypher.startswith("RETURN 1 AS ")
-    assert run_graph_query(sqlite_backend, sql, "sql").startswith("**1 row.**")
+    assert str(run_graph_query(sqlite_backend, sql, "sql")).startswith("**1 row.**")
 
 
 @pytest.mark.parametrize(
@@ -121,7 +121,7 @@ def test_sql_too_large_is_an_error_block_on_sqlite(
     sqlite_backend: SQLiteQueryBackend, sql: str
 ) -> None:
     out = run_graph_query(sqlite_backend, sql, "sql")
-    assert out.startswith("## Error:") and "RecursionError" not in out
+    assert out.error is not None and "RecursionError" not in str(out)
 
 
 @pytest.mark.parametrize(

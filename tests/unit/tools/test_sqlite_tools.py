@@ -22,6 +22,7 @@ from apexmem_neo.tools import (
 )
 from tests.unit.tools.graph_data import ALICE
 from tests.unit.tools.hostile import RECURSIVE_SQL
+from tests.unit.tools.results import error_title
 
 PARAMS = {
     "entity_id": ALICE,
@@ -45,7 +46,7 @@ def test_graph_query_returns_a_markdown_table(sqlite_backend: SQLiteQueryBackend
         "ORDER BY t_from",
         params={"e": ALICE, "p": "tqx_city"},
     )
-    assert out.splitlines() == [
+    assert out.text.splitlines() == [
         "**3 rows.**",
         "",
         "| value_json | t_from |",
@@ -71,11 +72,11 @@ def test_tool_signature_and_docstring(sqlite_backend: SQLiteQueryBackend) -> Non
 
 def test_no_rows_and_nulls(sqlite_backend: SQLiteQueryBackend) -> None:
     out = run_graph_query(sqlite_backend, "SELECT fact_id FROM facts WHERE 0", "sql")
-    assert out.startswith("**0 rows.**") and "fact_id" in out
+    assert out.text.startswith("**0 rows.**") and "fact_id" in str(out)
     out = run_graph_query(
         sqlite_backend, "SELECT listener FROM turns WHERE listener IS NULL LIMIT 1", "sql"
     )
-    assert "| NULL |" in out
+    assert "| NULL |" in str(out)
 
 
 def test_row_limit_and_cell_truncation(sqlite_backend: SQLiteQueryBackend) -> None:
@@ -83,37 +84,37 @@ def test_row_limit_and_cell_truncation(sqlite_backend: SQLiteQueryBackend) -> No
     out = run_graph_query(
         sqlite_backend, "SELECT text FROM turns ORDER BY turn_id", "sql", None, limits
     )
-    assert out.startswith("**3 rows shown; more exist (row limit 3).**")
-    assert "| I moved t… |" in out
-    body = [line for line in out.splitlines() if line.startswith("| ") and "text" not in line]
+    assert out.text.startswith("**3 rows shown; more exist (row limit 3).**")
+    assert "| I moved t… |" in str(out)
+    body = [line for line in str(out).splitlines() if line.startswith("| ") and "text" not in line]
     assert len(body) == 3
 
 
 def test_pipes_and_newlines_stay_in_their_cell(sqlite_backend: SQLiteQueryBackend) -> None:
     out = run_graph_query(sqlite_backend, "SELECT text FROM turns WHERE speaker = 'World'", "sql")
-    assert "| Acme \\| announced \\| layoffs in 2022 |" in out
+    assert "| Acme \\| announced \\| layoffs in 2022 |" in str(out)
 
 
 def test_time_limit_stops_a_runaway_query(sqlite_backend: SQLiteQueryBackend) -> None:
     out = run_graph_query(sqlite_backend, RECURSIVE_SQL, "sql", None, QueryLimits(timeout_s=0.3))
-    assert out.startswith("## Error: Time limit")
+    assert error_title(out).startswith("Time limit")
 
 
 def test_errors_are_markdown_never_exceptions(sqlite_backend: SQLiteQueryBackend) -> None:
-    assert run_graph_query(sqlite_backend, "SELECT nope FROM facts", "sql").startswith(
-        "## Error: SQLite error"
+    assert (
+        error_title(run_graph_query(sqlite_backend, "SELECT nope FROM facts", "sql"))
+        == "SQLite error"
     )
-    assert run_graph_query(sqlite_backend, "SELECT 1", "klingon").startswith(
-        "## Error: Unknown language"
+    assert error_title(run_graph_query(sqlite_backend, "SELECT 1", "klingon")).startswith(
+        "Unknown language"
     )
-    assert run_graph_query(sqlite_backend, "SELECT :x", "sql", {"1x": 1}).startswith(
-        "## Error: Bad params"
+    assert error_title(run_graph_query(sqlite_backend, "SELECT :x", "sql", {"1x": 1})).startswith(
+        "Bad params"
     )
-    assert run_graph_query(sqlite_backend, "MATCH (n) RETURN n", "cypher").startswith(
-        "## Error: Cypher is not available"
-    )
+    cypher = run_graph_query(sqlite_backend, "MATCH (n) RETURN n", "cypher")
+    assert error_title(cypher).startswith("Cypher is not available")
     missing = SQLiteQueryBackend(Path("/nonexistent/graph.sqlite3"))
-    assert run_graph_query(missing, "SELECT 1", "sql").startswith("## Error: No database")
+    assert error_title(run_graph_query(missing, "SELECT 1", "sql")).startswith("No database")
 
 
 def test_a_query_in_the_other_language_is_named_as_such(
@@ -121,20 +122,20 @@ def test_a_query_in_the_other_language_is_named_as_such(
 ) -> None:
     cypher = "MATCH (e:Entity {name: 'Alice'})-[:HAS_FACT]->(f) RETURN f.value_json"
     out = run_graph_query(sqlite_backend, cypher, "sql")
-    assert out.startswith("## Error: Cypher sent as SQL")
-    assert "starts with MATCH, which is Cypher" in out and "takes SQL only" in out
-    assert "JOIN entities e ON e.entity_id = f.entity_id" in out  # a SQL form to copy
+    assert error_title(out).startswith("Cypher sent as SQL")
+    assert "starts with MATCH, which is Cypher" in str(out) and "takes SQL only" in str(out)
+    assert "JOIN entities e ON e.entity_id = f.entity_id" in str(out)  # a SQL form to copy
     optional = run_graph_query(sqlite_backend, "  optional match (n) return n", "sql")
-    assert optional.startswith("## Error: Cypher sent as SQL")
+    assert error_title(optional).startswith("Cypher sent as SQL")
     sql_as_cypher = run_graph_query(sqlite_backend, "SELECT 1", "cypher")
-    assert sql_as_cypher.startswith("## Error: SQL sent as Cypher")
-    assert "language='sql'" in sql_as_cypher
+    assert error_title(sql_as_cypher).startswith("SQL sent as Cypher")
+    assert "language='sql'" in str(sql_as_cypher)
     # the suggested form runs as it is
     from apexmem_neo.tools.graph_query import SQL_BY_NAME
 
-    assert run_graph_query(sqlite_backend, SQL_BY_NAME, "sql").startswith("**0 rows.**")
+    assert str(run_graph_query(sqlite_backend, SQL_BY_NAME, "sql")).startswith("**0 rows.**")
     alices = SQL_BY_NAME.replace("'Some Name' AND f.property = 'some_property'", "'Alice Tqx'")
-    assert run_graph_query(sqlite_backend, alices, "sql").startswith("**5 rows.**")
+    assert str(run_graph_query(sqlite_backend, alices, "sql")).startswith("**5 rows.**")
 
 
 class ExplodingBackend:
@@ -153,10 +154,14 @@ class ExplodingBackend:
         return ()
 
 
-def test_unexpected_failures_become_error_markdown() -> None:
+def test_unexpected_failures_become_error_results() -> None:
     backend = ExplodingBackend()
-    assert graph_query_tool(backend)("SELECT 1") == "## Error: Query failed\n\nRuntimeError: boom"
-    assert schema_viewer_tool(backend)().startswith("## Error: Schema unavailable")
+    failed = graph_query_tool(backend)("SELECT 1").error
+    assert failed is not None and (failed.title, failed.detail) == (
+        "Query failed",
+        "RuntimeError: boom",
+    )
+    assert error_title(schema_viewer_tool(backend)()) == "Schema unavailable"
 
 
 @pytest.mark.parametrize("example", SQL_EXAMPLES, ids=[e.title for e in SQL_EXAMPLES])
@@ -188,21 +193,24 @@ def test_schema_viewer_shows_tables_types_counts_indexes(
     sqlite_backend: SQLiteQueryBackend,
 ) -> None:
     out = schema_viewer_tool(sqlite_backend)()
-    assert out.startswith("# Memory schema (SQLite; query language: sql)")
-    assert "### `facts`: table, 15 rows, key (fact_id)" in out
-    assert "| confidence | REAL | no |" in out
-    assert "| t_to | TEXT | yes |" in out
-    assert "`facts.entity_id = entities.entity_id`" in out
-    assert "facts_timeline: facts(entity_id, property, t_from, recorded_at, fact_id) [index]" in out
-    assert "Temporal query examples" not in out and "Which tool when" not in out
+    text = out.text
+    assert text.startswith("# Memory schema (SQLite; query language: sql)")
+    assert "### `facts`: table, 15 rows, key (fact_id)" in text
+    assert "| confidence | REAL | no |" in text
+    assert "| t_to | TEXT | yes |" in text
+    assert "`facts.entity_id = entities.entity_id`" in text
+    assert (
+        "facts_timeline: facts(entity_id, property, t_from, recorded_at, fact_id) [index]" in text
+    )
+    assert "Temporal query examples" not in str(out) and "Which tool when" not in str(out)
 
 
 def test_schema_viewer_examples_and_guide(sqlite_backend: SQLiteQueryBackend) -> None:
     out = schema_viewer_tool(sqlite_backend)(include_examples=True, include_guide=True)
-    assert "## Temporal query examples (sql)" in out
-    assert "julianday(coalesce(t_to, :now))" in out
+    assert "## Temporal query examples (sql)" in str(out)
+    assert "julianday(coalesce(t_to, :now))" in str(out)
     for tool in ("SchemaViewer", "EntityLookup", "GraphQuery", "Search"):
-        assert f"**{tool}" in out
+        assert f"**{tool}" in str(out)
 
 
 def test_mapping_types_match_the_sqlite_schema(sqlite_backend: SQLiteQueryBackend) -> None:
