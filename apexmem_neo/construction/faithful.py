@@ -22,7 +22,12 @@ from typing import Final
 
 from rapidfuzz import fuzz
 
+from apexmem_neo.construction.candidates import infer_dtype
+from apexmem_neo.construction.loaders import TurnInput
+from apexmem_neo.llm.extract_event import ExtractedFact
+from apexmem_neo.ontology import DType
 from apexmem_neo.ontology.ids import normalize_text
+from apexmem_neo.store.protocol import FactRecord
 
 STOPWORDS: Final = frozenset(
     "a an the of in on at to for and or with by from my your his her their our its is are "
@@ -218,3 +223,65 @@ def relation_value(value: object, text: str) -> bool:
     a relation fact of the speaker's (``sister = Maya``), not the relative's news."""
     folded = normalize_text(str(value))
     return any(normalize_text(m.group(1)) == folded for m in _RELATIVE_NAMED.finditer(text))
+
+
+DATE_PROPERTY: Final = re.compile(
+    r"date|day|birthday|anniversary|deadline|since|until|when|time|start|end|born"
+)
+_PRONOUN: Final = re.compile(r"\b(i|me|my|mine|we|us|our|you|your)\b", re.IGNORECASE)
+
+
+_LOWER_PRONOUN: Final = re.compile(r"\b(it|this|that|them|him|her|he|she|they)\b")
+
+
+def is_clause(value: str) -> bool:
+    """A value that speaks of the speakers or refers back ("my favourite restaurant now",
+    "tired of it"): a piece of a sentence, not a value."""
+    return bool(_PRONOUN.search(value) or _LOWER_PRONOUN.search(value))
+
+
+def names_someone_else(fact: ExtractedFact, item: TurnInput) -> bool:
+    """A ``name`` fact whose value is the listener's or speaker's name on another subject
+    ("Good to see you, Dmitri" filed as ``Kenji.name = Dmitri``)."""
+    value = normalize_text(str(fact.value))
+    people = {normalize_text(item.speaker), normalize_text(item.listener or "")}
+    return value in people and value != normalize_text(fact.subject)
+
+
+def same_kind(records: list[FactRecord], fact: ExtractedFact) -> bool:
+    """Whether the fact's value could be a value of a property holding ``records``: dates
+    with dates, names (capitalised) with names, short lowercase words with their like."""
+    old, new = records[-1].value, fact.value
+    if is_iso_date(new) != (records[-1].dtype in (DType.DATE, DType.DATETIME)):
+        return False
+    if not isinstance(old, str) or not isinstance(new, str) or not old or not new:
+        return type(old) is type(new)
+    if old[0].isupper() != new[0].isupper():
+        return False
+    return old[0].isupper() or len(new.split()) <= 3
+
+
+def is_iso_date(value: object) -> bool:
+    return isinstance(value, str) and infer_dtype(value) in (DType.DATE, DType.DATETIME)
+
+
+def names_its_property(value: object, prop_name: str) -> bool:
+    """A text value whose every word is a word of its property ("restaurant" as the value
+    of ``favourite_restaurant``)."""
+    if not isinstance(value, str):
+        return False
+    value_words = set(normalize_text(value).replace("_", " ").split())
+    return bool(value_words) and value_words <= set(prop_name.split("_"))
+
+
+def current_value_given_up(value: object, text: str) -> bool:
+    return value_said(value, text) and negated(value, text)
+
+
+def holds_value(records: list[FactRecord], value: object) -> bool:
+    wanted = normalize_text(str(value))
+    return any(normalize_text(str(r.value)) == wanted for r in records)
+
+
+def shares_word(a: str, b: str) -> bool:
+    return bool(set(a.split("_")) & set(b.split("_")) - {"of", "the", "a", "is", "has"})

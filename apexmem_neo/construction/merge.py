@@ -1,11 +1,9 @@
 """Merge(G_t, g_t): resolve a turn's extraction against the graph and build its GraphBatch.
 
-Entities and properties are resolved through ``candidates`` (exact, alias, loose, fuzzy,
-dense); the LLM (ResolveEntity / ResolveProperty) is asked only when the candidates are
-ambiguous. Canonicalisation is soft: an LLM ``choose_existing`` fuses the mention into the
-known entity only at or above ``merge_threshold``; below it the two stay apart. Every
-decision, with its rationale and confidence, is returned as a ``DecisionRecord``
-(provenance). Times go through the deterministic grounder; evidence quotes are located in
+Mentions and property names are resolved by the ``Resolver`` (``resolver.py``); the facts
+are kept to what the turn says by the rules of ``faithful.py`` (said, not denied, about the
+right entity, under the property that already holds the concept, corrections replacing what
+they correct). Times go through the deterministic grounder; evidence quotes are located in
 the turn text so every span points into it.
 """
 
@@ -19,26 +17,26 @@ from typing import Final
 from pydantic import ValidationError
 from rapidfuzz import fuzz
 
-from apexmem_neo.construction.calls import LLMRunner
 from apexmem_neo.construction.candidates import (
-    Candidate,
-    CandidateSource,
-    EntityCatalog,
-    PropertyCatalog,
     convert_value,
-    infer_dtype,
-    settle_entity,
-    settle_property,
     stored_property_name,
     to_snake_case,
 )
-from apexmem_neo.construction.checkpoint import DecisionRecord
 from apexmem_neo.construction.faithful import (
+    DATE_PROPERTY,
     addressed,
+    current_value_given_up,
+    holds_value,
+    is_clause,
     is_correction,
+    is_iso_date,
     mentions,
+    names_its_property,
+    names_someone_else,
     negated,
     relation_value,
+    same_kind,
+    shares_word,
     third_party_owner,
     third_person,
     value_said,
@@ -46,9 +44,8 @@ from apexmem_neo.construction.faithful import (
 from apexmem_neo.construction.grounding import GroundedTime, find_expression, ground_time
 from apexmem_neo.construction.job_facts import organisation_test, repair_job_facts
 from apexmem_neo.construction.loaders import TurnInput
+from apexmem_neo.construction.resolver import Resolver
 from apexmem_neo.llm.extract_event import ExtractedEvent, ExtractedFact
-from apexmem_neo.llm.resolve_entity import ResolveEntity
-from apexmem_neo.llm.resolve_property import ResolveProperty
 from apexmem_neo.ontology import (
     DType,
     Entity,
@@ -61,14 +58,13 @@ from apexmem_neo.ontology import (
     Property,
     Role,
 )
-from apexmem_neo.ontology.ids import DEFAULT_SCOPE, normalize_text
-from apexmem_neo.ontology.lexicon import canonical_property_name, common_property
+from apexmem_neo.ontology.ids import normalize_text
+from apexmem_neo.ontology.lexicon import common_property
 from apexmem_neo.store.protocol import FactRecord
 
 HeldFacts = Callable[[str], list[FactRecord]]
 """Every fact memory holds about an entity id, in time order (the turns already merged)."""
 
-MERGE_THRESHOLD: Final = 0.75
 SPEAKER_WORDS: Final = frozenset({"i", "me", "my", "myself", "mine", "we", "us", "our", "speaker"})
 LISTENER_WORDS: Final = frozenset({"you", "your", "yourself", "yours", "listener"})
 WORLD: Final = "World"
@@ -91,227 +87,6 @@ _FIRST_PERSON: Final = re.compile(
     r"\b(" + "|".join(sorted(SPEAKER_WORDS - {"speaker"})) + r")\b", re.IGNORECASE
 )
 """A speaker word anywhere in the turn ("I'm" matches on "I")."""
-
-
-@dataclass
-class Resolver:
-    """Entity and property resolution over the catalogs; collects this turn's changes."""
-
-    entities: EntityCatalog
-    properties: PropertyCatalog
-    runner: LLMRunner | None = None
-    source: CandidateSource | None = None
-    merge_threshold: float = MERGE_THRESHOLD
-    scope: str = DEFAULT_SCOPE
-    """New entities and properties belong to this scope (their ids hash it)."""
-    changed_entities: dict[str, Entity] = field(default_factory=dict)
-    changed_properties: dict[str, Property] = field(default_factory=dict)
-    decisions: list[DecisionRecord] = field(default_factory=list)
-    llm_calls: int = 0
-    _entity_llm: ResolveEntity = field(default_factory=ResolveEntity)
-    _property_llm: ResolveProperty = field(default_factory=ResolveProperty)
-
-    def start_turn(self) -> None:
-        self.changed_entities, self.changed_properties = {}, {}
-        self.decisions, self.llm_calls = [], 0
-
-    def record(self, turn_id: str, kind: str, mention: str, decision: str, **kw: object) -> None:
-        self.decisions.append(
-            DecisionRecord.model_validate(
-                {"turn_id": turn_id, "kind": kind, "mention": mention, "decision": decision, **kw}
-            )
-        )
-
-    def _new_entity(self, name: str, kind: EntityType, role: Role) -> Entity:
-        entity = Entity(name=" ".join(name.split()), entity_type=kind, role=role, scope=self.scope)
-        self.entities.add(entity)
-        self.changed_entities[entity.entity_id] = self.entities.entities[entity.entity_id]
-        return self.entities.entities[entity.entity_id]
-
-    def _use_existing(self, entity_id: str, mention: str) -> Entity:
-        if self.entities.add_alias(entity_id, mention.strip()):
-            self.changed_entities[entity_id] = self.entities.entities[entity_id]
-        return self.entities.entities[entity_id]
-
-    def entity(
-        self, turn_id: str, mention: str, kind: EntityType, role: Role, text: str
-    ) -> Entity | None:
-        """The entity ``mention`` denotes (existing or new), or None if it is not one."""
-        candidates = self.entities.rank(mention, kind, self.source)
-        settled = settle_entity(mention, kind, candidates)
-        if settled is not None:
-            chosen = settled.candidate
-            decision = "choose_existing" if chosen else "propose_new"
-            self.record(
-                turn_id,
-                "entity",
-                mention,
-                decision,
-                confidence=settled.confidence,
-                chosen=chosen.key if chosen else None,
-                via=chosen.via if chosen else "rule",
-                rationale=settled.rationale,
-            )
-            if chosen is not None:
-                return self._use_existing(chosen.key, mention)
-            return self._new_entity(mention, kind, role)
-        return self._ask_entity(turn_id, mention, kind, role, text, candidates)
-
-    def _ask_entity(
-        self,
-        turn_id: str,
-        mention: str,
-        kind: EntityType,
-        role: Role,
-        text: str,
-        cands: list[Candidate],
-    ) -> Entity | None:
-        if self.runner is None:
-            why = "ambiguous candidates and no LLM configured"
-            self.record(turn_id, "entity", mention, "propose_new", confidence=0.0, rationale=why)
-            return self._new_entity(mention, kind, role)
-        triples = [(c.name, c.entity_type or "", c.aliases) for c in cands]
-        result = self.runner.run(
-            "resolve_entity",
-            lambda cfg: self._entity_llm(
-                mention=mention, mention_type=kind.value, text=text, candidates=triples, config=cfg
-            ),
-        )
-        self.llm_calls += result.calls
-        out = result.value
-        if out is None:
-            why = f"resolver failed: {result.error}"
-            self.record(
-                turn_id, "entity", mention, "propose_new", confidence=0.0, via="llm", rationale=why
-            )
-            return self._new_entity(mention, kind, role)
-        index = (out.candidate or 0) - 1
-        valid = out.decision == "choose_existing" and 0 <= index < len(cands)
-        chosen = cands[index] if valid else None
-        self.record(
-            turn_id,
-            "entity",
-            mention,
-            out.decision,
-            chosen=chosen.key if chosen else None,
-            confidence=out.confidence,
-            via="llm",
-            rationale=out.rationale,
-        )
-        if out.decision == "none":
-            return None
-        if chosen is None:
-            return self._new_entity(mention, kind, role)
-        return self._soft_merge(turn_id, mention, kind, role, chosen, out.confidence)
-
-    def _soft_merge(
-        self,
-        turn_id: str,
-        mention: str,
-        kind: EntityType,
-        role: Role,
-        chosen: Candidate,
-        confidence: float,
-    ) -> Entity:
-        """Fuse into ``chosen`` at or above the threshold; below it keep a separate entity."""
-        fused = confidence >= self.merge_threshold
-        why = f"confidence {confidence:.2f} vs threshold {self.merge_threshold:.2f}"
-        self.record(
-            turn_id,
-            "merge",
-            mention,
-            "fused" if fused else "kept_apart",
-            chosen=chosen.key,
-            confidence=confidence,
-            via="threshold",
-            rationale=why,
-        )
-        if fused:
-            return self._use_existing(chosen.key, mention)
-        return self._new_entity(mention, kind, role)
-
-    def property(self, turn_id: str, fact: ExtractedFact) -> Property:
-        """The property a fact's proposed name resolves to (existing or new)."""
-        proposed = to_snake_case(fact.property)
-        snake = canonical_property_name(proposed)
-        synonym = f"{proposed!r} is a synonym of {snake!r}; " if snake != proposed else ""
-        candidates = self.properties.rank(snake, self.source)
-        settled = settle_property(snake, candidates)
-        chosen_name: str | None
-        if settled is not None:
-            chosen_name = settled.candidate.key if settled.candidate else None
-            self.record(
-                turn_id,
-                "property",
-                fact.property,
-                "choose_existing" if chosen_name else "propose_new",
-                chosen=chosen_name or (snake if synonym else None),
-                confidence=settled.confidence,
-                via="lexicon" if synonym else "rule",
-                rationale=synonym + settled.rationale,
-            )
-        else:
-            chosen_name = self.ask_property(turn_id, fact, snake, [c.key for c in candidates])
-        if chosen_name is not None:
-            return self._with_enum_value(self.properties.properties[chosen_name], fact)
-        dtype = _new_property_dtype(snake, fact)
-        enum_values = (str(fact.value).strip(),) if dtype == DType.ENUM else ()
-        prop = Property(name=snake, dtype=dtype, enum_values=enum_values, scope=self.scope)
-        self.properties.add(prop)
-        self.changed_properties[snake] = prop
-        return prop
-
-    def ask_property(
-        self, turn_id: str, fact: ExtractedFact, snake: str, names: list[str]
-    ) -> str | None:
-        """The LLM's choice among the known property ``names`` for ``snake`` (None: new)."""
-        names = [n for n in names if n in self.properties.properties]
-        if self.runner is None or not names:
-            return None
-        pairs = [(n, self.properties.properties[n].dtype.value) for n in names]
-        example = f"{fact.subject} | {snake} | {fact.value}"
-        result = self.runner.run(
-            "resolve_property",
-            lambda cfg: self._property_llm(
-                proposed=snake, example=example, candidates=pairs, config=cfg
-            ),
-        )
-        self.llm_calls += result.calls
-        out = result.value
-        if out is None:
-            self.record(
-                turn_id,
-                "property",
-                fact.property,
-                "propose_new",
-                confidence=0.0,
-                via="llm",
-                rationale=f"resolver failed: {result.error}",
-            )
-            return None
-        index = (out.candidate or 0) - 1
-        ok = out.decision == "choose_existing" and 0 <= index < len(names)
-        fused = ok and out.confidence >= self.merge_threshold
-        self.record(
-            turn_id,
-            "property",
-            fact.property,
-            out.decision,
-            chosen=names[index] if ok else None,
-            confidence=out.confidence,
-            via="llm",
-            rationale=out.rationale,
-        )
-        return names[index] if fused else None
-
-    def _with_enum_value(self, prop: Property, fact: ExtractedFact) -> Property:
-        value = str(fact.value).strip()
-        if prop.dtype != DType.ENUM or value in prop.enum_values or not value:
-            return prop
-        widened = prop.model_copy(update={"enum_values": (*prop.enum_values, value)})
-        self.properties.properties[prop.name] = widened
-        self.changed_properties[prop.name] = widened
-        return widened
 
 
 def locate_evidence(quote: str, text: str) -> tuple[int, int] | None:
@@ -548,12 +323,14 @@ class TurnMerge:
     def _unfaithful(self, fact: ExtractedFact) -> str | None:
         """Why the turn does not state the fact (its value unsaid, or denied), or None."""
         text, name = self.item.text, to_snake_case(fact.property)
-        if _is_iso_date(fact.value) and _DATE_PROPERTY.search(name):
+        if is_iso_date(fact.value) and DATE_PROPERTY.search(name):
             return None  # an ISO date the model grounded itself: its time words are checked
-        if _names_its_property(fact.value, name):
+        if names_its_property(fact.value, name):
             return f"the value {fact.value!r} only repeats the property's name"
-        if isinstance(fact.value, str) and _PRONOUN.search(fact.value):
-            return f"the value {fact.value!r} is a clause about the speakers, not a value"
+        if isinstance(fact.value, str) and is_clause(fact.value):
+            return f"the value {fact.value!r} is a clause, not a value"
+        if name == "name" and names_someone_else(fact, self.item):
+            return f"{fact.value!r} is not {fact.subject}'s name"
         if not value_said(fact.value, text, name):
             return f"the value {fact.value!r} is not said in this turn"
         if negated(fact.value, text):
@@ -580,7 +357,7 @@ class TurnMerge:
         if common_property(prop.name) is not None:
             return prop
         turn_id = self.item.turn().turn_id
-        replaced = self._replaced_property(held)
+        replaced = self._replaced_property(held, fact)
         if replaced is not None and replaced != prop.name:
             self.resolver.record(
                 turn_id,
@@ -594,7 +371,7 @@ class TurnMerge:
             return self._known(replaced, prop)
         if not held or prop.name in held:
             return prop
-        same_value = [q for q, records in held.items() if _holds_value(records, fact.value)]
+        same_value = [q for q, records in held.items() if holds_value(records, fact.value)]
         if len(same_value) == 1:
             chosen = same_value[0]
             self.resolver.record(
@@ -607,13 +384,17 @@ class TurnMerge:
                 rationale=f"this entity holds the same value under {chosen!r}",
             )
             return self._known(chosen, prop)
-        related = [q for q in sorted(held) if _shares_word(q, prop.name)]
+        related = [
+            q for q in sorted(held) if shares_word(q, prop.name) and same_kind(held[q], fact)
+        ]
         if not related:
             return prop
         chosen_name = self.resolver.ask_property(turn_id, fact, prop.name, related)
         return prop if chosen_name is None else self._known(chosen_name, prop)
 
-    def _replaced_property(self, held: dict[str, list[FactRecord]]) -> str | None:
+    def _replaced_property(
+        self, held: dict[str, list[FactRecord]], fact: ExtractedFact
+    ) -> str | None:
         """The one property whose current value this turn gives up ("I sold the X", "Y, not
         X", "leaving X"): a new value in the same turn under a name memory does not know
         replaces it."""
@@ -621,7 +402,7 @@ class TurnMerge:
         given_up = {
             name
             for name, records in held.items()
-            if _current_value_given_up(records[-1].value, text)
+            if current_value_given_up(records[-1].value, text) and same_kind(records, fact)
         }
         return next(iter(given_up)) if len(given_up) == 1 else None
 
@@ -633,7 +414,7 @@ class TurnMerge:
     ) -> bool:
         """Whether the fact says the entity's current value again in a turn that gives the
         same property a new value ("I packed up in Omaha and settled in Raleigh")."""
-        if not records or not _holds_value(records[-1:], fact.value):
+        if not records or not holds_value(records[-1:], fact.value):
             return False
         key = (_subject_key(fact.subject, self.item.speaker), stored_property_name(fact.property))
         return len(self._stated.get(key, set())) > 1
@@ -727,15 +508,6 @@ def _noise(fact: ExtractedFact) -> str | None:
     return None
 
 
-def _new_property_dtype(name: str, fact: ExtractedFact) -> DType:
-    """A common property's own dtype when the value fits it, else the fact's, else inferred."""
-    common = common_property(name)
-    for dtype in (common.dtype if common else None, fact.dtype):
-        if dtype is not None and convert_value(fact.value, dtype) is not None:
-            return dtype
-    return infer_dtype(fact.value)
-
-
 def _participants_of(batch: GraphBatch, resolver: Resolver) -> list[Entity]:
     ids = {p.entity_id for p in batch.participants}
     return [resolver.entities.entities[i] for i in sorted(ids)]
@@ -765,38 +537,6 @@ def _stated_values(facts: list[ExtractedFact], speaker: str) -> dict[tuple[str, 
     return stated
 
 
-_DATE_PROPERTY: Final = re.compile(
-    r"date|day|birthday|anniversary|deadline|since|until|when|time|start|end|born"
-)
-_PRONOUN: Final = re.compile(r"\b(i|me|my|mine|we|us|our|you|your)\b", re.IGNORECASE)
-
-
-def _is_iso_date(value: object) -> bool:
-    return isinstance(value, str) and infer_dtype(value) in (DType.DATE, DType.DATETIME)
-
-
-def _names_its_property(value: object, prop_name: str) -> bool:
-    """A text value whose every word is a word of its property ("restaurant" as the value
-    of ``favourite_restaurant``)."""
-    if not isinstance(value, str):
-        return False
-    value_words = set(normalize_text(value).replace("_", " ").split())
-    return bool(value_words) and value_words <= set(prop_name.split("_"))
-
-
-def _current_value_given_up(value: object, text: str) -> bool:
-    return value_said(value, text) and negated(value, text)
-
-
 def _subject_key(subject: str, speaker: str) -> str:
     folded = normalize_text(subject)
     return "*" if folded in SPEAKER_WORDS or folded == normalize_text(speaker) else folded
-
-
-def _holds_value(records: list[FactRecord], value: object) -> bool:
-    wanted = normalize_text(str(value))
-    return any(normalize_text(str(r.value)) == wanted for r in records)
-
-
-def _shares_word(a: str, b: str) -> bool:
-    return bool(set(a.split("_")) & set(b.split("_")) - {"of", "the", "a", "is", "has"})

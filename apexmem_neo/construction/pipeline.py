@@ -34,7 +34,8 @@ from apexmem_neo.construction.checkpoint import Checkpoint
 from apexmem_neo.construction.compact import as_extracted
 from apexmem_neo.construction.dense import CatalogDenseSource
 from apexmem_neo.construction.loaders import TurnInput
-from apexmem_neo.construction.merge import MERGE_THRESHOLD, Resolver, TurnMerge
+from apexmem_neo.construction.merge import TurnMerge
+from apexmem_neo.construction.resolver import MERGE_THRESHOLD, Resolver
 from apexmem_neo.llm.extract_compact import ExtractCompact
 from apexmem_neo.llm.extract_event import ExtractedEvent, ExtractEvent
 from apexmem_neo.ontology import GraphBatch
