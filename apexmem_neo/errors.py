@@ -121,6 +121,128 @@ class NothingToForgetError(ApexMemError, LookupError):
     names what the scope holds instead."""
 
 
+class SearchError(ApexMemError):
+    """Base class of search errors."""
+
+
+class EmptyQueryError(SearchError, ValueError):
+    """The query is empty or only whitespace."""
+
+    def __init__(self) -> None:
+        super().__init__("search query is empty (or only whitespace); give some words to search")
+
+
+class MissingScopeError(SearchError, ValueError):
+    """A search named no scope: it would see every user's documents."""
+
+    def __init__(self) -> None:
+        super().__init__(
+            "search needs a scope (a search sees one scope only): pass "
+            "filters=SearchFilters(scope=...)"
+        )
+
+
+REBUILD_COMMAND = "apexmem index --rebuild"
+"""The command that rebuilds a search index, named in the messages that ask for a rebuild."""
+
+
+class EmbedderMismatchError(SearchError):
+    """The index was built with another embedding model (or vector size) than the one given:
+    its vectors and the query vectors would not be comparable.
+
+    ``stored`` and ``given`` are (model name, dimensions), as ``search.protocol.EmbedderInfo``.
+    """
+
+    def __init__(
+        self,
+        where: str,
+        stored: tuple[str, int],
+        given: tuple[str, int],
+        rebuild: str = REBUILD_COMMAND,
+    ) -> None:
+        self.stored, self.given = stored, given
+        (stored_name, stored_dims), (name, dims) = stored, given
+        built = f"embedder {stored_name!r}" if stored_name else "an unrecorded embedder"
+        configured = repr(name) if name else "an unnamed embedder"
+        model = stored_name or f"a {stored_dims}-d model"
+        super().__init__(
+            f"search index {where} was built with {built} ({stored_dims}-d); this memory is "
+            f"configured with {configured} ({dims}-d): set APEXMEM_EMBED_MODEL={model} "
+            f"(or embedder=... in code) or rebuild the index with `{rebuild}`"
+        )
+
+
+class UnscopedIndexError(SearchError):
+    """The index was built before scopes: its documents name no scope, so no search could
+    keep one scope's documents from another's."""
+
+    def __init__(self, where: str, rebuild: str = REBUILD_COMMAND) -> None:
+        super().__init__(
+            f"search index {where} was built before scopes (its documents name no scope); "
+            f"rebuild it with `{rebuild}`"
+        )
+
+
+class EmbedderError(SearchError):
+    """A model could not be found or loaded."""
+
+
+class StoreError(ApexMemError):
+    """Base class of store errors."""
+
+
+class StoreNotReadyError(StoreError):
+    """A query or write came before ``init_schema()`` or after ``close()``."""
+
+
+class DanglingReferenceError(StoreError):
+    """A batch points at an id that is neither in the batch nor in the store."""
+
+    def __init__(self, field: str, value: str) -> None:
+        self.field = field
+        self.value = value
+        super().__init__(f"{field} {value!r} does not exist in the batch or the store")
+
+
+class UnknownReferenceError(StoreError):
+    """``before()`` was given an event id the store does not know."""
+
+    def __init__(self, reference: str) -> None:
+        self.reference = reference
+        super().__init__(
+            f"reference {reference!r} is neither an ISO 8601 time nor a known event_id"
+        )
+
+
+class InvalidCursorError(StoreError, ValueError):
+    """A page cursor that no page of this kind can have returned (``GraphStore.page``)."""
+
+    def __init__(self, cursor: str, reason: str) -> None:
+        self.cursor = cursor
+        super().__init__(f"page cursor {cursor!r} is not valid: {reason}")
+
+
+class BulkWriteError(StoreError):
+    """Batch number ``index`` (0-based) failed; batches before it that committed stay."""
+
+    def __init__(self, index: int, cause: BaseException) -> None:
+        super().__init__(f"bulk write stopped at batch {index}: {cause}")
+        self.index = index
+
+
+class CypherFileError(StoreError):
+    """A Cypher file is missing, misnamed, or names a label or type outside the allow-list."""
+
+
+class TransferError(ApexMemError):
+    """An export file that cannot be imported (the message names the line), or a scope that
+    cannot be exported."""
+
+
+class LoaderError(ApexMemError, ValueError):
+    """An input file is not in the format it claims (the message names file and place)."""
+
+
 class ToolError(ApexMemError):
     """A refused or failed query or tool call, told to the agent as text it can act on.
 

@@ -37,7 +37,7 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict
 
-from apexmem_neo.errors import ApexMemError
+from apexmem_neo.errors import LoaderError as LoaderError
 from apexmem_neo.ontology import Session, Turn
 from apexmem_neo.ontology.ids import session_id, session_number
 from apexmem_neo.ontology.types import IsoTime, normalize_time
@@ -58,10 +58,6 @@ JSON_KINDS: tuple[tuple[type | tuple[type, ...], str], ...] = (
     (list, "a list"),
     (dict, "an object"),
 )
-
-
-class LoaderError(ApexMemError, ValueError):
-    """An input file is not in the format it claims (the message names file and place)."""
 
 
 def text_problem(value: str) -> str | None:

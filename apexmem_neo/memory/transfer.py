@@ -28,7 +28,7 @@ from typing import TYPE_CHECKING, Any, Final, TextIO
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
 
-from apexmem_neo.errors import ApexMemError
+from apexmem_neo.errors import TransferError as TransferError
 from apexmem_neo.memory.messages import InvalidInputError, check_length, check_scope, check_text
 from apexmem_neo.ontology import GraphBatch, Property
 from apexmem_neo.search.indexer import index_in_chunks, read_all, scope_documents
@@ -56,11 +56,6 @@ BATCH_FIELDS: Final[dict[str, str]] = {
 """The ``GraphBatch`` field that holds each table's rows."""
 
 Target = str | Path | TextIO
-
-
-class TransferError(ApexMemError):
-    """An export file that cannot be imported (the message names the line), or a scope that
-    cannot be exported."""
 
 
 class Header(BaseModel):

@@ -21,11 +21,7 @@ from dataclasses import dataclass
 from importlib import metadata
 from pathlib import Path
 
-from apexmem_neo.search.protocol import SearchError
-
-
-class EmbedderError(SearchError):
-    """A model could not be found or loaded."""
+from apexmem_neo.errors import EmbedderError as EmbedderError
 
 
 @dataclass(frozen=True)

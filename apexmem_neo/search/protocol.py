@@ -17,56 +17,20 @@ import numpy as np
 import numpy.typing as npt
 from pydantic import BaseModel, ConfigDict, Field
 
-from apexmem_neo.errors import ApexMemError
+from apexmem_neo.errors import REBUILD_COMMAND as REBUILD_COMMAND
+from apexmem_neo.errors import EmbedderMismatchError as EmbedderMismatchError
+from apexmem_neo.errors import EmptyQueryError as EmptyQueryError
+from apexmem_neo.errors import MissingScopeError as MissingScopeError
+from apexmem_neo.errors import SearchError as SearchError
+from apexmem_neo.errors import UnscopedIndexError as UnscopedIndexError
 from apexmem_neo.search.config import DocField, Method
 from apexmem_neo.search.documents import DocKind, SearchDocument
 
 Vector: TypeAlias = npt.NDArray[np.float32]
 
 
-class SearchError(ApexMemError):
-    """Base class of search errors."""
-
-
-class EmptyQueryError(SearchError, ValueError):
-    """The query is empty or only whitespace."""
-
-    def __init__(self) -> None:
-        super().__init__("search query is empty (or only whitespace); give some words to search")
-
-
-class MissingScopeError(SearchError, ValueError):
-    """A search named no scope: it would see every user's documents."""
-
-    def __init__(self) -> None:
-        super().__init__(
-            "search needs a scope (a search sees one scope only): pass "
-            "filters=SearchFilters(scope=...)"
-        )
-
-
-REBUILD_COMMAND = "apexmem index --rebuild"
 EmbedderInfo: TypeAlias = tuple[str, int]
 """An embedder's identity as an index records it: model name ("" when unknown), dimensions."""
-
-
-class EmbedderMismatchError(SearchError):
-    """The index was built with another embedding model (or vector size) than the one given:
-    its vectors and the query vectors would not be comparable."""
-
-    def __init__(
-        self, where: str, stored: EmbedderInfo, given: EmbedderInfo, rebuild: str = REBUILD_COMMAND
-    ) -> None:
-        self.stored, self.given = stored, given
-        (stored_name, stored_dims), (name, dims) = stored, given
-        built = f"embedder {stored_name!r}" if stored_name else "an unrecorded embedder"
-        configured = repr(name) if name else "an unnamed embedder"
-        model = stored_name or f"a {stored_dims}-d model"
-        super().__init__(
-            f"search index {where} was built with {built} ({stored_dims}-d); this memory is "
-            f"configured with {configured} ({dims}-d): set APEXMEM_EMBED_MODEL={model} "
-            f"(or embedder=... in code) or rebuild the index with `{rebuild}`"
-        )
 
 
 def reconcile_embedder(
@@ -84,17 +48,6 @@ def reconcile_embedder(
     if stored_dims != dims or (stored_name and name and stored_name != name):
         raise EmbedderMismatchError(where, stored, given, rebuild)
     return bool(name) and not stored_name
-
-
-class UnscopedIndexError(SearchError):
-    """The index was built before scopes: its documents name no scope, so no search could
-    keep one scope's documents from another's."""
-
-    def __init__(self, where: str, rebuild: str = REBUILD_COMMAND) -> None:
-        super().__init__(
-            f"search index {where} was built before scopes (its documents name no scope); "
-            f"rebuild it with `{rebuild}`"
-        )
 
 
 @dataclass(frozen=True, slots=True)

@@ -28,8 +28,9 @@ from concurrent.futures import FIRST_COMPLETED, Future, ThreadPoolExecutor, wait
 from dataclasses import dataclass
 from typing import Final
 
+from apexmem_neo.errors import BulkWriteError as BulkWriteError
 from apexmem_neo.ontology import GraphBatch
-from apexmem_neo.store.protocol import GraphStore, StoreError
+from apexmem_neo.store.protocol import GraphStore
 
 GROUP_FACTS: Final = 50_000
 """Facts per transaction for a group-committing store (SQLite at 1M facts: 10k per commit
@@ -37,14 +38,6 @@ GROUP_FACTS: Final = 50_000
 
 IdKey = tuple[str, str]
 """(kind, id), kinds as in ``GraphBatch.external_references``."""
-
-
-class BulkWriteError(StoreError):
-    """Batch number ``index`` (0-based) failed; batches before it that committed stay."""
-
-    def __init__(self, index: int, cause: BaseException) -> None:
-        super().__init__(f"bulk write stopped at batch {index}: {cause}")
-        self.index = index
 
 
 @dataclass(frozen=True)

@@ -88,7 +88,11 @@ from typing import TYPE_CHECKING, Any, Final, Protocol, TypeVar, runtime_checkab
 
 from pydantic import BaseModel, ConfigDict
 
-from apexmem_neo.errors import ApexMemError
+from apexmem_neo.errors import DanglingReferenceError as DanglingReferenceError
+from apexmem_neo.errors import InvalidCursorError as InvalidCursorError
+from apexmem_neo.errors import StoreError as StoreError
+from apexmem_neo.errors import StoreNotReadyError as StoreNotReadyError
+from apexmem_neo.errors import UnknownReferenceError as UnknownReferenceError
 from apexmem_neo.ontology import DType, Entity, EntityType, Event, GraphBatch
 from apexmem_neo.ontology.ids import DEFAULT_SCOPE
 from apexmem_neo.ontology.types import TimeLike, normalize_time
@@ -116,41 +120,6 @@ MAX_PAGE_LIMIT: Final = 10_000
 
 Item = TypeVar("Item", bound=BaseModel)
 """A model a page holds (``Page[Item]``, read by a ``Kind[Item]``)."""
-
-
-class StoreError(ApexMemError):
-    """Base class of store errors."""
-
-
-class StoreNotReadyError(StoreError):
-    """A query or write came before ``init_schema()`` or after ``close()``."""
-
-
-class DanglingReferenceError(StoreError):
-    """A batch points at an id that is neither in the batch nor in the store."""
-
-    def __init__(self, field: str, value: str) -> None:
-        self.field = field
-        self.value = value
-        super().__init__(f"{field} {value!r} does not exist in the batch or the store")
-
-
-class UnknownReferenceError(StoreError):
-    """``before()`` was given an event id the store does not know."""
-
-    def __init__(self, reference: str) -> None:
-        self.reference = reference
-        super().__init__(
-            f"reference {reference!r} is neither an ISO 8601 time nor a known event_id"
-        )
-
-
-class InvalidCursorError(StoreError, ValueError):
-    """A page cursor that no page of this kind can have returned (``GraphStore.page``)."""
-
-    def __init__(self, cursor: str, reason: str) -> None:
-        self.cursor = cursor
-        super().__init__(f"page cursor {cursor!r} is not valid: {reason}")
 
 
 class FactRecord(BaseModel):

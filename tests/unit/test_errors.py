@@ -23,6 +23,29 @@ MOVED = [
     ("apexmem_neo.memory.forget", "NothingToForgetError"),
     ("apexmem_neo.agent.models", "UnknownModeError"),
     ("apexmem_neo.tools", "ToolError"),
+    ("apexmem_neo.search.protocol", "SearchError"),
+    ("apexmem_neo.search.protocol", "EmptyQueryError"),
+    ("apexmem_neo.search.protocol", "MissingScopeError"),
+    ("apexmem_neo.search.protocol", "EmbedderMismatchError"),
+    ("apexmem_neo.search.protocol", "UnscopedIndexError"),
+    ("apexmem_neo.search.protocol", "REBUILD_COMMAND"),
+    ("apexmem_neo.search.packaged_models", "EmbedderError"),
+    ("apexmem_neo.store.protocol", "StoreError"),
+    ("apexmem_neo.store.protocol", "StoreNotReadyError"),
+    ("apexmem_neo.store.protocol", "DanglingReferenceError"),
+    ("apexmem_neo.store.protocol", "UnknownReferenceError"),
+    ("apexmem_neo.store.protocol", "InvalidCursorError"),
+    ("apexmem_neo.store.bulk", "BulkWriteError"),
+    ("apexmem_neo.store.neo4j.cypher_files", "CypherFileError"),
+    ("apexmem_neo.memory.transfer", "TransferError"),
+    ("apexmem_neo.construction.loaders", "LoaderError"),
+]
+
+KEEPS_ITS_BUILTIN_BASE = [
+    ("EmptyQueryError", ValueError),
+    ("MissingScopeError", ValueError),
+    ("InvalidCursorError", ValueError),
+    ("LoaderError", ValueError),
 ]
 
 
@@ -32,6 +55,18 @@ def test_every_error_class_is_an_apexmem_error() -> None:
     ]
     assert len(classes) > 10
     assert all(issubclass(c, errors.ApexMemError) for c in classes)
+
+
+@pytest.mark.parametrize(("name", "base"), KEEPS_ITS_BUILTIN_BASE)
+def test_a_moved_error_keeps_its_builtin_base(name: str, base: type[Exception]) -> None:
+    assert issubclass(getattr(errors, name), base)
+
+
+def test_search_and_store_errors_keep_their_bases() -> None:
+    assert issubclass(errors.EmbedderError, errors.SearchError)
+    assert issubclass(errors.BulkWriteError, errors.StoreError)
+    assert issubclass(errors.CypherFileError, errors.StoreError)
+    assert issubclass(errors.InvalidCursorError, errors.StoreError)
 
 
 @pytest.mark.parametrize(("module", "name"), MOVED)

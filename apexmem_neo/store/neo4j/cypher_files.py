@@ -19,7 +19,7 @@ from importlib.abc import Traversable
 from pathlib import Path
 from typing import Final
 
-from apexmem_neo.store.protocol import StoreError
+from apexmem_neo.errors import CypherFileError as CypherFileError
 
 LABELS: Final[frozenset[str]] = frozenset(
     {"Session", "Turn", "Entity", "Property", "Evidence", "Event", "Fact", "Erasure", "TurnSeq"}
@@ -47,10 +47,6 @@ STORE_SCHEMA: Final[tuple[str, ...]] = ("store_constraints", "store_indexes")
 """The schema files of the graph store (other files in cypher/schema belong to search)."""
 STORE_RETIRED: Final[tuple[str, ...]] = ("store_retired",)
 """The graph store's DROP ... IF EXISTS statements for what earlier versions created."""
-
-
-class CypherFileError(StoreError):
-    """A Cypher file is missing, misnamed, or names a label or type outside the allow-list."""
 
 
 def cypher_root() -> Traversable:
