@@ -12,8 +12,8 @@ from rich.progress import (
     TimeElapsedColumn,
 )
 
-from apexmem_neo.agent.memory_index import Progress as Callback
 from apexmem_neo.cli.common import console
+from apexmem_neo.search.indexer import Progress as Callback
 
 
 def progress_bar() -> Progress:
