@@ -255,3 +255,8 @@ class ToolError(ApexMemError):
         self.detail = detail
         self.suggestion = suggestion
         super().__init__(f"{title}: {detail}")
+
+
+class UnknownSessionError(ApexMemError, LookupError):
+    """A listing named a session its scope does not hold; the message lists the scope's
+    sessions."""

@@ -11,10 +11,12 @@ from apexmem_neo.errors import (
     StoreNotFoundError,
     UnknownEntityError,
     UnknownModeError,
+    UnknownSessionError,
 )
 from apexmem_neo.memory.aio import AsyncMemory
 from apexmem_neo.memory.core import Memory
 from apexmem_neo.memory.forget import ForgetResult
+from apexmem_neo.memory.listing import Listing
 from apexmem_neo.memory.results import (
     AddedTurn,
     AddResult,
@@ -33,6 +35,7 @@ __all__ = [
     "InvalidInputError",
     "LanguageModelError",
     "LanguageModelUnreachableError",
+    "Listing",
     "Memory",
     "MemoryStats",
     "NoLanguageModelError",
@@ -42,4 +45,5 @@ __all__ = [
     "StoredFact",
     "UnknownEntityError",
     "UnknownModeError",
+    "UnknownSessionError",
 ]

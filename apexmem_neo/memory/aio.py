@@ -14,16 +14,20 @@ from pathlib import Path
 from types import TracebackType
 from typing import Any, Self, TypeVar
 
-from apexmem_neo.agent import AgentResult, Mode
+from apexmem_neo.agent import AgentResult, MemoryAgent, Mode
+from apexmem_neo.construction.loaders import TurnInput
 from apexmem_neo.memory.core import Memory
 from apexmem_neo.memory.forget import ForgetResult
+from apexmem_neo.memory.listing import LIST_LIMIT, Listing
 from apexmem_neo.memory.messages import Message
 from apexmem_neo.memory.results import AddResult, EntityHistory, MemoryStats
-from apexmem_neo.ontology import Entity
+from apexmem_neo.memory.transfer import ExportResult, ImportResult, Target
+from apexmem_neo.ontology import Entity, Session, Turn
 from apexmem_neo.ontology.types import TimeLike
 from apexmem_neo.query.backend import Language, QueryResult
 from apexmem_neo.search import DocKind, SearchResults
 from apexmem_neo.store.protocol import ChangeRecord, FactRecord
+from apexmem_neo.tools.result import Tool
 
 T = TypeVar("T")
 
@@ -66,6 +70,9 @@ class AsyncMemory:
     async def ingest_file(self, path: str | Path, **options: Any) -> AddResult:
         return await _run(self.memory.ingest_file, path, **options)
 
+    async def ingest_turns(self, turns: Sequence[TurnInput], **options: Any) -> AddResult:
+        return await _run(self.memory.ingest_turns, turns, **options)
+
     async def index(self, **options: Any) -> int:
         return await _run(self.memory.index, **options)
 
@@ -88,6 +95,14 @@ class AsyncMemory:
         mode: Mode | None = None,
     ) -> AgentResult:
         return await _run(self.memory.ask, question, scope=scope, at=at, mode=mode)
+
+    async def agent(self, *, scope: str, **options: Any) -> MemoryAgent:
+        """The answering agent over ``scope``; its ``ask`` is synchronous (run it in a
+        thread, or use ``AsyncMemory.ask``)."""
+        return await _run(self.memory.agent, scope=scope, **options)
+
+    async def optimize(self, questions: Iterable[Any], *, scope: str, **options: Any) -> Path:
+        return await _run(self.memory.optimize, questions, scope=scope, **options)
 
     async def entity(self, name: str, *, scope: str) -> Entity:
         return await _run(self.memory.entity, name, scope=scope)
@@ -115,6 +130,65 @@ class AsyncMemory:
         self, text: str, language: Language | None = None, *, scope: str, **options: Any
     ) -> QueryResult:
         return await _run(self.memory.query, text, language, scope=scope, **options)
+
+    @property
+    def language(self) -> Language:
+        """The store's own query language."""
+        return self.memory.language
+
+    async def schema(self, examples: bool = False, guide: bool = False, *, scope: str) -> str:
+        return await _run(self.memory.schema, examples, guide, scope=scope)
+
+    async def lookup(self, name: str, k: int = 3, *, scope: str) -> str:
+        return await _run(self.memory.lookup, name, k, scope=scope)
+
+    async def tools(self, *, scope: str, names: Iterable[str] | None = None) -> dict[str, Tool]:
+        """The agent's tools over ``scope`` (synchronous callables)."""
+        return await _run(self.memory.tools, scope=scope, names=names)
+
+    async def scopes(self) -> list[str]:
+        return await _run(self.memory.scopes)
+
+    async def sessions(
+        self, scope: str, *, after: str | None = None, limit: int = LIST_LIMIT
+    ) -> Listing[Session]:
+        return await _run(self.memory.sessions, scope, after=after, limit=limit)
+
+    async def turns(
+        self,
+        scope: str,
+        *,
+        session: str | None = None,
+        after: str | None = None,
+        limit: int = LIST_LIMIT,
+    ) -> Listing[Turn]:
+        return await _run(self.memory.turns, scope, session=session, after=after, limit=limit)
+
+    async def entities(
+        self, scope: str, *, after: str | None = None, limit: int = LIST_LIMIT
+    ) -> Listing[Entity]:
+        return await _run(self.memory.entities, scope, after=after, limit=limit)
+
+    async def facts(
+        self,
+        scope: str,
+        *,
+        entity: str | None = None,
+        property: str | None = None,
+        after: str | None = None,
+        limit: int = LIST_LIMIT,
+    ) -> Listing[FactRecord]:
+        return await _run(
+            self.memory.facts, scope, entity=entity, property=property, after=after, limit=limit
+        )
+
+    async def export(self, out: Target, *, scope: str) -> ExportResult:
+        return await _run(self.memory.export, out, scope=scope)
+
+    async def import_file(
+        self, source: Target, *, scope: str | None = None, index: bool = True
+    ) -> ImportResult:
+        return await _run(self.memory.import_file, source, scope=scope, index=index)
 
     async def forget(
         self, *, scope: str, session: str | None = None, entity: str | None = None

@@ -9,7 +9,8 @@ optional search index with its embedder, and an optional LM. Build one with
 Every call names the ``scope`` (the user or agent) it is about, and a scope is a wall:
 ``add`` stores everything under its scope (entities resolve within it, so two users' "Mom"
 are two entities), and every read goes through one scope's view of the store, the search
-index and the query backend (``_view``), GraphQuery included.
+index and the query backend (``_view``), GraphQuery included. The listings (``scopes``,
+``sessions``, ``turns``, ``entities``, ``facts``) live in ``apexmem_neo.memory.listing``.
 
 Every entry that stores (``add``, ``ingest_file``, ``ingest_turns``, ``import_file``) checks
 all its input first (scope names, text, turns of at most ``max_turn_chars`` characters) and
@@ -48,6 +49,7 @@ from apexmem_neo.construction.pipeline import (
 from apexmem_neo.errors import NoLanguageModelError as NoLanguageModelError
 from apexmem_neo.errors import NoSearchIndexError as NoSearchIndexError
 from apexmem_neo.memory.forget import ForgetResult, erasure_target, forget
+from apexmem_neo.memory.listing import Listings
 from apexmem_neo.memory.messages import (
     DEFAULT_SESSION,
     Message,
@@ -89,7 +91,7 @@ from apexmem_neo.tools.result import Tool
 TurnCallback = Callable[[TurnReport, RunStats], None]
 
 
-class Memory:
+class Memory(Listings):
     """Append-only temporal memory; see the module docstring. The constructor does no I/O."""
 
     def __init__(

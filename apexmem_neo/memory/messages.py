@@ -19,7 +19,7 @@ import re
 import unicodedata
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
-from datetime import UTC, datetime
+from datetime import UTC, date, datetime
 from pathlib import Path
 from typing import Any, Final, TypeAlias
 
@@ -46,7 +46,8 @@ class ChatMessage(BaseModel):
     role: str = Field(min_length=1)
     content: str
     name: str | None = None
-    timestamp: str | None = None
+    timestamp: str | datetime | date | None = None
+    """An ISO 8601 string or a ``datetime``/``date`` (naive means UTC, like ``at``)."""
 
 
 @dataclass(frozen=True)
@@ -146,7 +147,7 @@ def _check_message(message: ChatMessage, index: int, max_chars: int) -> None:
     """The message's texts are storable and its content fits in a turn."""
     for field in ("content", "role", "name", "timestamp"):
         value = getattr(message, field)
-        if value is not None:
+        if isinstance(value, str):
             check_text(value, f"message {index}: {field}")
     check_length(message.content, max_chars, f"message {index}: content")
 

@@ -14,6 +14,8 @@ from dataclasses import dataclass, field
 from itertools import chain
 from typing import Any, Final, Literal, Protocol, runtime_checkable
 
+from pydantic import TypeAdapter
+
 from apexmem_neo.errors import ToolError as ToolError
 
 Language = Literal["cypher", "sql"]
@@ -57,6 +59,19 @@ class QueryResult:
     """The query that really ran, when it differs from the one given (SQL through the shim)."""
     translated_language: Language | None = None
     truncated_by: Truncation | None = None
+
+    def model_dump(self, *, mode: Literal["python", "json"] = "python") -> dict[str, Any]:
+        """The result as a dict, like a pydantic model's (``mode="json"``: JSON values only,
+        so ``json.dumps(result.model_dump(mode="json"))`` works for every public result)."""
+        dumped: dict[str, Any] = _RESULT_ADAPTER.dump_python(self, mode=mode)
+        return dumped
+
+    def model_dump_json(self) -> str:
+        """The result as a JSON object."""
+        return _RESULT_ADAPTER.dump_json(self).decode("utf-8")
+
+
+_RESULT_ADAPTER: Final[TypeAdapter[QueryResult]] = TypeAdapter(QueryResult)
 
 
 def check_query_size(query: str, limits: QueryLimits) -> None:
