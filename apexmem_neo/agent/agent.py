@@ -57,7 +57,7 @@ _NON_ANSWER = re.compile(
 
 def is_non_answer(answer: str | None) -> bool:
     """True for an empty reply or a placeholder ("No answer provided", "unknown"). "Not
-    mentioned" is an answer (LOCOMO's adversarial questions want it)."""
+    mentioned" is an answer (the right one to a question about something never said)."""
     return _NON_ANSWER.match(answer or "") is not None
 
 

@@ -3,12 +3,11 @@
 No LLM here: candidates come from search (when there is one) and name matching, exactly as
 EntityLookup finds them; the text is compact so a small local model can read it quickly.
 
-Measured on LOCOMO (session 6 smoke): long free-text values ("inspiring_story" holding 30
-quotes) filled the whole budget, the turns that held the answer were cut off, and the agent
-scored 1/15 where plain RAG over the same turns scored 6/15. So the turns now have their own
-share of the budget, free-text properties show only the facts that share words with the
-question, and turns are cited by short labels (T1, T2) instead of 37-character ids, which cost
-the 1.5B model ~20 prompt tokens each.
+Long free-text values (a property holding many quotes) could fill the whole budget and cut
+off the turns that hold the answer, so the turns have their own share of the budget,
+free-text properties show only the facts that share words with the question, and turns are
+cited by short labels (T1, T2) instead of their long ids, which cost a small model many
+prompt tokens each (the CHANGELOG has the measurement).
 """
 
 from __future__ import annotations

@@ -5,8 +5,8 @@ A compiled program is the same module with few-shot demonstrations chosen by a D
 from questions whose answers are known, saved with DSPy's own ``save`` as JSON:
 ``compile_answer_program`` makes one for any model and data (``apexmem optimize``,
 ``Memory.optimize``), and ``AgentConfig.answer_program`` names the one to use. None ships:
-on the local default model the compiled demonstrations measured no better than none on the
-development questions and made the prompt several times longer (see the CHANGELOG).
+on the local default model compiled demonstrations did not beat none and made the prompt
+several times longer (the CHANGELOG has the comparison).
 ``load_compiled`` loads a compiled program of any kind (the ReAct loop's and the query mode's
 too) into a fresh one, refusing a file compiled for other instructions.
 """
@@ -105,7 +105,7 @@ _WORD = re.compile(r"[a-z0-9]+")
 
 def answer_overlap(example: Any, prediction: Any, trace: Any = None) -> bool:
     """The metric bootstrapping keeps a demonstration by: the predicted answer shares at
-    least half of the known answer's words (LOCOMO-style token recall, no judge call)."""
+    least half of the known answer's words (token recall, no judge call)."""
     gold = set(_WORD.findall(str(example.answer).lower()))
     said = set(_WORD.findall(str(getattr(prediction, "answer", "")).lower()))
     return bool(gold) and len(gold & said) / len(gold) >= 0.5

@@ -237,9 +237,9 @@ class ReactLoop:
 
 def _seen_before(calls_seen: dict[str, int], step: TraceStep, idx: int) -> int | None:
     """The trajectory index of an identical earlier call, else None (and remember this one).
-    The tools are read-only, so the same call returns the same text: measured, the local
-    model sent one failing query three times in a row, spending the whole budget (and went
-    on repeating it after a note saying so)."""
+    The tools are read-only, so the same call returns the same text: a small model can send
+    one failing query again and again, spending the whole budget (even after a note saying
+    so)."""
     key = json.dumps([step.tool, step.args], sort_keys=True, default=str)
     earlier = calls_seen.get(key)
     if earlier is None:

@@ -12,11 +12,11 @@ FAST_ANSWER_DESC = (
 )
 QUESTION_DATE_DESC = "today: when the question is asked, not when things happened"
 ANSWER_DESC = "the short answer the question asks for: a name, a value, or a date (YYYY-MM-DD)"
-# Without a cap the 1.5B model listed turn ids without end (until max_tokens, ~50 s of
-# generation); LOCOMO's gold evidence is one to a few turns per question.
+# Without a cap a small model can list turn ids without end (until max_tokens); an answer
+# rests on one to a few turns.
 MAX_EVIDENCE_TURNS = 5
-# The same for the answer: one full-context LOCOMO answer listed books until max_tokens and
-# failed to parse; a short answer fits well within this.
+# The same for the answer: an unbounded answer can run on until max_tokens and fail to
+# parse; a short answer fits well within this.
 MAX_ANSWER_CHARS = 240
 EVIDENCE_DESC = "turn ids supporting the answer (the few that matter most)"
 

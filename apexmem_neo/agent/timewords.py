@@ -50,8 +50,8 @@ def question_times(question: str, question_date: TimeLike | None) -> list[Questi
 
 
 def spoken_date(day: str) -> str:
-    """An ISO day as people write it: "2023-01-19" -> "19 January 2023" (LOCOMO's answers, and
-    a user's, say dates this way; token F1 gives an ISO date no credit against them)."""
+    """An ISO day as people write it: "2023-01-19" -> "19 January 2023" (reference answers and
+    users say dates this way; token F1 gives an ISO date no credit against them)."""
     d = date.fromisoformat(day[:10])
     return f"{d.day} {calendar.month_name[d.month]} {d.year}"
 

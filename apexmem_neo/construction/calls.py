@@ -32,7 +32,8 @@ class CompactJSONAdapter(SchemaJSONAdapter):
     """SchemaJSONAdapter whose few-shot answers are compact JSON (no indentation).
 
     The model imitates the demos' layout, so compact demos cost fewer prompt tokens and make
-    the model generate fewer whitespace tokens: at ~29 tokens/s that is most of a turn's time.
+    the model generate fewer whitespace tokens: on a slow local model, generation is most of
+    a turn's time.
     """
 
     def format_field_with_value(

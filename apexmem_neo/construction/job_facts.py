@@ -1,9 +1,9 @@
 """Deterministic repairs of a small model's job facts, applied to an extraction before merge.
 
-Measured with the local 1.5B model (the temporal benchmark's n2 store): "I work at Acme Corp
-as an engineer" gave ``occupation = engineer`` and no employer, and "I started at Globex"
-gave ``occupation = Globex`` beside ``employer = Globex``. So "where does she work now" had
-no timeline to read and the occupation timeline mixed jobs with companies. Two rules:
+A small model gets jobs wrong in two ways: "I work at Acme Corp as an engineer" can give
+``occupation = engineer`` and no employer, and "I started at Globex" ``occupation = Globex``
+beside ``employer = Globex``. Then "where does she work now" has no timeline to read and the
+occupation timeline mixes jobs with companies. Two rules:
 
 * an occupation is a profession, never an organisation: an ``occupation`` fact whose value
   names an organisation (a participant typed Organization/Corporation, an entity memory

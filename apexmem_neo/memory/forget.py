@@ -7,9 +7,9 @@ those documents' texts; entities that stay but lost facts are indexed again; las
 SQLite files are rewritten so no freed page keeps an erased byte.
 
 A target must name something stored: a session by the name it was given (``add(session=...)``,
-a JSONL turn's ``session``; LOCOMO's ``session_N``), an entity by its id or exact name, or a
-scope that holds anything. Otherwise ``NothingToForgetError`` names what the scope does hold,
-and nothing is erased or recorded.
+a JSONL turn's ``session``; a loaded conversation's ``session_N``), an entity by its id or
+exact name, or a scope that holds anything. Otherwise ``NothingToForgetError`` names what the
+scope does hold, and nothing is erased or recorded.
 """
 
 from __future__ import annotations
@@ -31,8 +31,8 @@ if TYPE_CHECKING:
 SEARCHABLE_KINDS = ("turn", "event", "evidence", "entity", "property")
 """The erased id kinds that have search documents."""
 NUMBERED_SESSION: Final = re.compile(r"session_(\d{1,5})")
-"""LOCOMO's session names (``session_N`` is stored as seq N), and how a session without a
-name (numbered in file order) is named in messages."""
+"""Numbered session names, as the conversation loader gives them (``session_N`` is stored as
+seq N), and how a session without a name (numbered in file order) is named in messages."""
 MAX_NUMBERED: Final = 100_000
 LISTED_SESSIONS: Final = 10
 LOOKUP_LIMITS: Final = QueryLimits(max_rows=10_000, timeout_s=60, max_cell_chars=64)
@@ -70,7 +70,8 @@ def erasure_target(
 
 def session_numbers(name: str) -> list[int]:
     """The seqs a session called ``name`` may be stored under: the number of its name, and
-    N for ``session_N`` (LOCOMO's sessions, and sessions numbered in file order)."""
+    N for ``session_N`` (a loaded conversation's sessions, and sessions numbered in file
+    order)."""
     numbers = [ids.session_number(name)]
     numbered = NUMBERED_SESSION.fullmatch(name)
     if numbered is not None:

@@ -42,7 +42,8 @@ class OntologyModel(BaseModel):
 
 
 class Session(OntologyModel):
-    """One conversation session (LOCOMO's session_N); ``seq`` orders sessions."""
+    """One conversation session (a dataset's numbered session, ``session_N``); ``seq`` orders
+    sessions."""
 
     conversation_id: str = NonEmpty
     seq: int = Field(default=0, ge=0)

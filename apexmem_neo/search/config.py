@@ -45,11 +45,11 @@ class SearchConfig(BaseModel):
     channels: tuple[Channel, ...] = Field(min_length=1)
     fusion: Literal["rrf", "weighted"] = "rrf"
     rrf_k: int = Field(default=60, ge=1)
-    # Depth 50 instead of 100 cost 0.002 R@10 on the LOCOMO dev set (hybrid, RRF k 10: ranks
-    # past 50 add little) and halves the kNN beam and the hits each channel ships.
+    # Depth 50 instead of 100 costs hardly any recall (with a small RRF k, ranks past 50 add
+    # little) and halves the kNN beam and the hits each channel ships.
     depth: int = Field(default=50, ge=1, le=1000)
     # 200, not 100: Elasticsearch's filtered HNSW then matches the exact kNN of the other
-    # backends on the LOCOMO dev set (hybrid R@10 0.800 instead of 0.798, same latency).
+    # backends in recall, at the same latency.
     num_candidates: int = Field(default=200, ge=1, le=10000)
     speaker_boost: float = Field(default=1.0, ge=1.0)
 
@@ -82,9 +82,9 @@ HYBRID = SearchConfig(
 )
 """The default: BM25 and dense over each turn and over its neighbour window, RRF with a small
 k (top ranks count), the window's BM25 list weighted double, and a 2x boost for turns whose
-speaker the query names. Chosen on the five LOCOMO dev conversations only (round values from
-a small grid; see benchmarks/search/locomo_recall.py). With all-mpnet-base-v2 a boost of 1.8 to
-2.2 gave R@10 0.800-0.803 there, 1.6 gave 0.798."""
+speaker the query names. Round values chosen from a small grid on development conversations
+only (benchmarks/search/ has the recall benchmark; the CHANGELOG has the figures); recall
+changes little for a boost near 2."""
 HYBRID_WEIGHTED = HYBRID_RRF.model_copy(update={"name": "hybrid_weighted", "fusion": "weighted"})
 
 PRESETS: dict[str, SearchConfig] = {

@@ -19,9 +19,9 @@ from apexmem_neo.search.sqlite_erase import connect, truncate_wal
 from apexmem_neo.settings import default_models_dir
 
 DEFAULT_MODEL = MPNET.name
-"""all-mpnet-base-v2, unpacked from the PyPI packages that carry it. It recalls more LOCOMO turns
-than all-MiniLM-L6-v2 but embeds more slowly, a cost ingestion hides behind its LLM calls
-(benchmarks/published has the numbers). MiniLM stays available by name."""
+"""all-mpnet-base-v2, unpacked from the PyPI packages that carry it. It recalls more
+conversation turns than all-MiniLM-L6-v2 but embeds more slowly, a cost ingestion hides
+behind its LLM calls (benchmarks/published has the numbers). MiniLM stays available by name."""
 
 LOCAL_EXTRA_HINT = "the local embedder needs the [local] extra: pip install 'apexmem-neo[local]'"
 CHARS_PER_TOKEN = 4

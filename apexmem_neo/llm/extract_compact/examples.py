@@ -1,4 +1,4 @@
-"""Few-shot demonstrations written for this project (none is taken from LOCOMO).
+"""Few-shot demonstrations written for this project (none is taken from a benchmark dataset).
 
 The turns and facts of ExtractEvent's demos (see its examples module for the patterns they
 cover), in the compact form: no dtypes, dates, confidences, participants or evidence, only

@@ -1,4 +1,4 @@
-"""Few-shot demonstrations written for this project (none is taken from LOCOMO).
+"""Few-shot demonstrations written for this project (none is taken from a benchmark dataset).
 
 They cover the patterns of the paper's Table 13: an assertion (attended_event), a number, an
 emotional state as an enum, an environment condition from a document stream ("World"), a

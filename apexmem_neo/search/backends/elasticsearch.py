@@ -4,8 +4,8 @@ Analysed terms are indexed with the whitespace analyzer (analysis happens once, 
 ``apexmem_neo.search.text``), so BM25 sees the same tokens as on the other backends. Every
 batch of channel requests is one ``_msearch`` round trip; fusion happens client-side. Hits and
 fetched documents are read from doc values (``doc_id``, ``doc_json``), never from ``_source``:
-in an index with vector fields a ``_source`` read of 80 documents took 16 ms in a scratch probe
-here, the binary doc values 4.5 ms.
+in an index with vector fields a ``_source`` read is several times slower than the binary doc
+values.
 An unreachable server raises ``ServiceUnavailableError`` naming the URL, never a fallback.
 
 A search's scope is a ``term`` filter on the ``scope`` keyword, in the bool query of the
@@ -64,15 +64,14 @@ INDEX_SETTINGS: dict[str, Any] = {
 }
 _TERMS = {DocField.TEXT: "text_terms", DocField.CONTEXT: "context_terms"}
 # One pair of vector fields per kind, each its own HNSW graph: a search within a kind is then
-# an unfiltered graph walk. A kind filter on one shared graph made HNSW wander: in a scratch
-# probe on 100k synthetic documents a 10% kind took 20 ms per kNN request (6.5 ms on its own
-# graph); end to end, benchmarks/search/speed.py went from p50 207 to 110 ms at 100k.
+# an unfiltered graph walk. A kind filter on one shared graph made HNSW wander, so a search
+# of a small kind was several times slower than on its own graph (benchmarks/search/speed.py
+# measures it; the CHANGELOG has the figures).
 VECTOR_INDEX_TYPES = ("hnsw", "int8_hnsw", "bbq_hnsw")
 DEFAULT_VECTOR_INDEX = "auto"
 """BBQ (1-bit vectors, rescored) when the vectors have the 64 dimensions it needs, else int8.
-On LOCOMO dev BBQ kept hybrid R@10 at 0.800 (R@5 0.720; exact embedded index 0.803 / 0.716);
-at 100k documents, after a force-merge, query p50 33 ms against 45 ms for float HNSW, and
-the merge took 247 s instead of 697 (benchmarks/search/speed.py --optimize)."""
+BBQ keeps the recall of an exact index within noise, queries faster than float HNSW and
+force-merges much faster (benchmarks/search/speed.py --optimize; figures in the CHANGELOG)."""
 BBQ_MIN_DIMS = 64
 # Quantised graphs gather oversample * k candidates and rescore them with the float vectors.
 RESCORE_OVERSAMPLE = 3.0
@@ -262,8 +261,8 @@ class ElasticsearchIndex:
         if not requests:
             return []
         # The msearch lines serialised here by orjson: a query vector goes into every dense
-        # request, and the client's standard-library encoder took 10 ms of a 47 ms msearch of
-        # 16 requests with 768-d vectors (scratch probe at 100k documents).
+        # request, and the client's standard-library encoder took a large share of an
+        # msearch's time.
         header = orjson.dumps({"index": self._name})
         searches: list[bytes] = []
         for request in requests:
@@ -449,7 +448,7 @@ def _bulk_lines(index: str, item: IndexedDocument) -> tuple[dict[str, Any], byte
     """The bulk action line and the document, serialised here by orjson.
 
     orjson writes float32 vectors directly in their shortest form: half the bytes of the
-    standard serialiser's Python floats and about ten times faster, which matters when two
+    standard serialiser's Python floats and much faster, which matters when two
     768-d vectors are most of every document.
     """
     doc = item.doc
@@ -479,9 +478,9 @@ def _body(request: ChannelRequest) -> dict[str, Any]:
     # One kNN query per admitted kind, each on that kind's graph with the other filters. The
     # kinds' documents are disjoint, so every hit's score is its own cosine score and the
     # top ``k`` of the union is the top ``k`` of the admitted kinds. A knn *query* (not the
-    # top-level knn section) runs in the query phase, with no separate DFS round: 16
-    # requests of a search took 20 ms instead of 36 (scratch probe, 100k documents, one
-    # segment), with the same candidates (num_candidates per shard, top ``size`` kept).
+    # top-level knn section) runs in the query phase, with no separate DFS round, so a
+    # search's requests take less time, with the same candidates (num_candidates per shard,
+    # top ``size`` kept).
     other_filters = es_filters(request.filters.model_copy(update={"kinds": None}))
     clauses: list[dict[str, Any]] = [
         {

@@ -11,10 +11,10 @@ filter columns), and later writes update it in place, so a query is a few numpy 
 - dense: exact cosine up to ``EXACT_DENSE_LIMIT`` documents (one matrix-vector product per
   field, shared by every filter of the query, then ``argpartition`` for the top k). Above it
   the product alone reads the whole float32 matrix (300 MB per field at 100k 768-d
-  documents, 25 ms here), so a first pass ranks by Hamming distance between sign bits of
-  mean-centred vectors (96 bytes a document, 5 ms at 100k) and only the best
+  documents), so a first pass ranks by Hamming distance between sign bits of mean-centred
+  vectors (96 bytes a document, several times faster) and only the best
   ``max(OVERSAMPLE * k, MIN_CANDIDATES)`` admitted documents are scored exactly: the same
-  trade as Elasticsearch's BBQ with rescoring. Memories of LOCOMO size stay exact.
+  trade as Elasticsearch's BBQ with rescoring. A memory of a few conversations stays exact.
 
 Every filter, the scope first, restricts the admitted rows before any top-k is taken, in
 every channel and in both dense paths, so a search returns ``k`` hits of its scope however

@@ -14,9 +14,9 @@ Mapping (the SQL-compat shim translates mechanically because names and values ar
   (Evidence)-[:FROM_TURN]->(Turn), (Event)-[:FROM_TURN]->(Turn),
   (Event)-[:SUPPORTED_BY]->(Evidence), (Fact)-[:ABOUT]->(Entity),
   (Event)-[:ASSERTS]->(Fact), (Fact)-[:SUPPORTED_BY]->(Evidence). A fact names its property by
-  property_id and property and has no edge to the Property node (~100 shared nodes that every
-  fact would attach to: a supernode per property, and 5-11% of ingest as measured by
-  ``benchmarks.graph.write_ab --variant property_edge``).
+  property_id and property and has no edge to the Property node (a few shared nodes that
+  every fact would attach to: a supernode per property, and a cost on ingest that
+  ``benchmarks.graph.write_ab --variant property_edge`` measures).
 
 The constructor does no I/O and the driver belongs to the caller (``close()`` does not close
 it). ``init_schema()`` applies ``cypher/schema``. ``write(batch)`` is one write transaction:
@@ -110,7 +110,7 @@ class CreatePlan(NamedTuple):
 
 
 CREATE_NEW: Final[dict[str, CreatePlan]] = {
-    # A bulk batch names ~1k entities, nearly all stored by earlier batches: a plain index
+    # A bulk batch names many entities, nearly all stored by earlier batches: a plain index
     # read each instead of MERGE's locking one (benchmarks.graph.write_ab --variant
     # entity_merge measures the difference; its figures are in the CHANGELOG).
     "entities": CreatePlan("entity_id", "existing_entity_ids", "write_entities_new", None, (), ()),
@@ -135,9 +135,9 @@ CREATE_NEW: Final[dict[str, CreatePlan]] = {
         None,
         (),
         (),
-        # A batch holds ~100 facts per entity and ~4 per event: one Entity, Event and
-        # Evidence lookup per group instead of per fact (~10% on the fact write in a scratch
-        # probe; the graph benchmark's run-to-run spread here is larger than that).
+        # A batch holds many facts per entity and several per event: one Entity, Event and
+        # Evidence lookup per group instead of per fact (a small gain on the fact write,
+        # within the graph benchmark's run-to-run spread).
         group_by=("entity_id", "event_id", "evidence_id"),
     ),
 }
@@ -177,7 +177,7 @@ KEEP_PLAN: Final = "CYPHER replan=skip\n"
 statistics move. It re-plans a cached query once the counts it was planned on have changed
 enough (at first by 75%, at most every 10 s), which a store filling from empty does again
 and again (and the graph benchmark's wipe before each load too); each re-plan of a write
-query costs its transaction tens of ms for nothing, since every node these queries find is
+query costs its transaction time for nothing, since every node these queries find is
 found by a unique key, whatever the counts (``benchmarks.graph.write_ab --variant
 replan``)."""
 PLANNED_BY_STATISTICS: Final = frozenset({"link_turns"})

@@ -142,7 +142,7 @@ class SQLiteGraphStore:
 
         Each commit copies every page it dirtied into the WAL, and random ids dirty pages all
         over the indexes, so at a million facts a commit costs in proportion to the database,
-        not the batch; committing several batches at once is ~1.4x faster there.
+        not the batch; committing several batches at once is clearly faster there.
         """
         conn = self.connection
         now = normalize_time(self._clock())
@@ -331,7 +331,7 @@ def _connect(path: str) -> sqlite3.Connection:
     conn = sqlite3.connect(path, isolation_level=None, check_same_thread=False)
     conn.row_factory = sqlite3.Row
     # Before WAL, and effective only on a new (empty) database: an existing file keeps its
-    # page size. 64 KiB pages make bulk ingest ~1.7x cheaper (fewer, fuller pages to split,
+    # page size. 64 KiB pages make bulk ingest much cheaper (fewer, fuller pages to split,
     # write to the WAL and checkpoint, above all in the fact_id index whose keys are random).
     conn.execute(f"PRAGMA page_size = {PAGE_SIZE}")
     conn.execute("PRAGMA journal_mode = WAL")
