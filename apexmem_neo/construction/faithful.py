@@ -281,7 +281,3 @@ def current_value_given_up(value: object, text: str) -> bool:
 def holds_value(records: list[FactRecord], value: object) -> bool:
     wanted = normalize_text(str(value))
     return any(normalize_text(str(r.value)) == wanted for r in records)
-
-
-def shares_word(a: str, b: str) -> bool:
-    return bool(set(a.split("_")) & set(b.split("_")) - {"of", "the", "a", "is", "has"})

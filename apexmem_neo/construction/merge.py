@@ -36,7 +36,6 @@ from apexmem_neo.construction.faithful import (
     negated,
     relation_value,
     same_kind,
-    shares_word,
     third_party_owner,
     third_person,
     value_said,
@@ -349,10 +348,11 @@ class TurnMerge:
         """The property of this entity that already holds the concept ``prop`` names.
 
         A name memory's lexicon does not know (``car_make``, ``rental_location``) joins the
-        entity's property that holds the same value already; one that shares a word with an
-        entity's property is put to the LLM (ResolveProperty) with that entity's properties
-        as the candidates. Lexicon names are trusted as they are (``hometown`` and
-        ``lives_in`` may hold one city).
+        entity's property that holds the same value already, or the property whose current
+        value the turn gives up. The local model's ResolveProperty chose an existing property
+        for almost any name sharing a word ("dance_session" -> "dance_style"), so no LLM is
+        asked here. Lexicon names are trusted as they are (``hometown`` and ``lives_in`` may
+        hold one city).
         """
         if common_property(prop.name) is not None:
             return prop
@@ -384,13 +384,7 @@ class TurnMerge:
                 rationale=f"this entity holds the same value under {chosen!r}",
             )
             return self._known(chosen, prop)
-        related = [
-            q for q in sorted(held) if shares_word(q, prop.name) and same_kind(held[q], fact)
-        ]
-        if not related:
-            return prop
-        chosen_name = self.resolver.ask_property(turn_id, fact, prop.name, related)
-        return prop if chosen_name is None else self._known(chosen_name, prop)
+        return prop
 
     def _replaced_property(
         self, held: dict[str, list[FactRecord]], fact: ExtractedFact
