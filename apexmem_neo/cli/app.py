@@ -19,6 +19,7 @@ from apexmem_neo.cli.demo import demo
 from apexmem_neo.cli.doctor import doctor
 from apexmem_neo.cli.forget import forget
 from apexmem_neo.cli.ingest import ingest
+from apexmem_neo.cli.listing import entities, facts, scopes, sessions, turns
 from apexmem_neo.cli.mcp import mcp_command
 from apexmem_neo.cli.optimize import optimize
 from apexmem_neo.cli.query import entity, history, query, schema, stats
@@ -65,6 +66,11 @@ app.command("schema")(schema)
 app.command("entity")(entity)
 app.command("history")(history)
 app.command("stats")(stats)
+app.command("scopes")(scopes)
+app.command("sessions")(sessions)
+app.command("turns")(turns)
+app.command("entities")(entities)
+app.command("facts")(facts)
 app.command("export")(export)
 app.command("import")(import_)
 app.command("forget")(forget)

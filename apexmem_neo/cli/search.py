@@ -37,15 +37,21 @@ def search(
     as_json: JsonOpt = False,
 ) -> None:
     """Search the memory's entities, properties, events and turns (best first per kind)."""
+    from apexmem_neo.memory.listing import empty_scope_hint
+
     with using_memory(store, db, index_name, create=False) as memory:
         if warn_if_unindexed(memory, store, db, index_name):
             found = memory.search(text, scope=scope, k=k, kinds=kind)
         else:  # nothing to rank: skip loading the embedding model
             found = SearchResults(query=text)
+        held = found.entities or found.properties or found.events or found.turns
+        hint = None if held else empty_scope_hint(memory.store, scope)
     if as_json:
         print_json(found.model_dump(mode="json"))
     else:
         typer.echo(results_markdown(found, kind))
+    if hint is not None:  # on stderr: the JSON on stdout stays one document
+        typer.echo(hint, err=True)
 
 
 def results_markdown(found: SearchResults, kinds: list[DocKind] | None) -> str:
