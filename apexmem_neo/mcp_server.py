@@ -1,7 +1,9 @@
 """The memory as an MCP server: ``build_server(memory, scope)`` returns an SDK ``MCPServer``.
 
 Tools: the agent's read tools (SchemaViewer, EntityLookup, GraphQuery, Search, Timeline), Ask,
-and Ingest with IngestStatus. Each takes an optional ``scope`` (default: the server's). Tools
+Ingest with IngestStatus, Forget, and the listings (Scopes; Sessions, Turns, Entities and Facts,
+``apexmem_neo.mcp_listing``). Each but Scopes takes an optional ``scope`` (default: the
+server's). Tools
 are sync functions, which the SDK runs on worker threads (``anyio.to_thread``), so a slow query
 or answer never blocks another client. Ingest queues a job for one background thread
 (``IngestJobs``) and returns its id at once. A failure, including a read tool's result with an
@@ -29,6 +31,7 @@ from pydantic import BaseModel, Field
 from apexmem_neo.agent.models import ALL_TOOL_NAMES, AgentResult, Mode, TraceStep
 from apexmem_neo.agent.toolset import build_tools
 from apexmem_neo.errors import ApexMemError
+from apexmem_neo.mcp_listing import add_listing_tools
 from apexmem_neo.memory.messages import DEFAULT_SESSION, check_scope, read_messages
 from apexmem_neo.memory.results import AddResult
 from apexmem_neo.query.backend import Language
@@ -96,6 +99,7 @@ def build_server(
     _add_ask(server, memory, scope)
     _add_ingest(server, memory, jobs or IngestJobs(memory), scope, extract)
     _add_forget(server, memory, scope)
+    add_listing_tools(server, memory, scope, _add)
     return server
 
 

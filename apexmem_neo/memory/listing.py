@@ -3,13 +3,17 @@
 
 Each listing reads one scope through its ``ScopedStore`` (a scope is a wall) with the store's
 keyset-paged reads (``GraphStore.page``) and returns a ``Listing``: a ``Page`` of typed items
-and the ``next`` cursor (None on the last page), to pass back as ``after``. A listing of a
+and the ``next`` cursor (None on the last page), to pass back as ``after``. A listing cursor
+is the store's cursor in URL-safe base64: one opaque word that needs no quoting in a shell
+and that no JSON-minded client (an MCP SDK) mistakes for a list. A listing of a
 scope that holds nothing raises nothing; its ``hint`` names the scopes that hold rows, so a
 caller who asked under the wrong scope (the CLI's ``default``) learns which to use.
 """
 
 from __future__ import annotations
 
+import base64
+import binascii
 from typing import Any, Final, Generic, cast
 
 from apexmem_neo.construction.candidates import stored_property_name
@@ -18,12 +22,13 @@ from apexmem_neo.memory.messages import check_scope
 from apexmem_neo.ontology import Entity, Session, Turn, ids
 from apexmem_neo.store import pages
 from apexmem_neo.store.pages import Kind, Page, check_limit, every_item
-from apexmem_neo.store.protocol import FactRecord, GraphStore, Item
+from apexmem_neo.store.protocol import FactRecord, GraphStore, InvalidCursorError, Item
 from apexmem_neo.store.scoped import ScopedStore
 from apexmem_neo.tools.names import match_property, resolve_entity, resolve_property
 
 LIST_LIMIT: Final = 100
 """Items per listing page unless ``limit`` says otherwise."""
+NOT_A_CURSOR: Final = "pass the next cursor a listing of this kind returned"
 LISTED_SESSIONS: Final = 10
 """Sessions an ``UnknownSessionError`` names."""
 
@@ -34,6 +39,22 @@ class Listing(Page[Item], Generic[Item]):
 
     scope: str
     hint: str | None = None
+
+
+def listing_cursor(cursor: str) -> str:
+    """The listing cursor for a store cursor (URL-safe base64, no padding)."""
+    return base64.urlsafe_b64encode(cursor.encode("utf-8")).decode("ascii").rstrip("=")
+
+
+def read_cursor(token: str | None) -> str | None:
+    """The store cursor a listing cursor stands for; ``InvalidCursorError`` if none."""
+    if token is None:
+        return None
+    try:
+        padded = token + "=" * (-len(token) % 4)
+        return base64.urlsafe_b64decode(padded.encode("ascii")).decode("utf-8")
+    except (binascii.Error, UnicodeError, ValueError, TypeError, AttributeError):
+        raise InvalidCursorError(str(token), NOT_A_CURSOR) from None
 
 
 def empty_scope_hint(store: GraphStore, scope: str) -> str | None:
@@ -114,10 +135,15 @@ class Listings:
         filters: dict[str, str] | None = None,
     ) -> Listing[Item]:
         store = ScopedStore(self.store, check_scope(scope))
-        page = store.page(kind, after=after, limit=check_limit(limit), filters=filters)
+        limit = check_limit(limit)
+        try:
+            page = store.page(kind, after=read_cursor(after), limit=limit, filters=filters)
+        except InvalidCursorError:
+            raise InvalidCursorError(str(after), NOT_A_CURSOR) from None
         hint = empty_scope_hint(self.store, scope) if not page.items and after is None else None
         listing: type[Listing[Item]] = cast(Any, Listing)[kind.model]
-        return listing(items=page.items, next=page.next, scope=scope, hint=hint)
+        cursor = None if page.next is None else listing_cursor(page.next)
+        return listing(items=page.items, next=cursor, scope=scope, hint=hint)
 
     def _session_id(self, scope: str, name: str) -> str:
         """The id of the scope's session ``name`` names (by name, LOCOMO number or id)."""

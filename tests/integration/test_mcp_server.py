@@ -32,7 +32,7 @@ from apexmem_neo.tools.result import ERROR_HEADING
 from tests.unit.agent.alice import alice_store
 
 TOOLS = {"SchemaViewer", "EntityLookup", "GraphQuery", "Search", "Timeline", "Ask", "Ingest",
-         "IngestStatus", "Forget"}  # fmt: skip
+         "IngestStatus", "Forget", "Scopes", "Sessions", "Turns", "Entities", "Facts"}  # fmt: skip
 EMBEDDER = "all-MiniLM-L6-v2"
 PIANO = [
     {"speaker": "Alice", "text": "I started learning piano.", "anchor": "2024-04-02"},
