@@ -63,7 +63,9 @@ _NEGATION_CUES: Final = re.compile(
     r"\b(not|no longer|anymore|any more|never again|isn't|aren't|wasn't|weren't|don't|"
     r"doesn't|didn't|won't|can't|quit|quitting|sold|selling|left|leaving|gave up|give up|"
     r"stopped|stop|dropped|ditched|got rid of|moved out of|moved away from|former|ex|"
-    r"used to|gone|no more|done with|over)\b",
+    r"used to|gone|no more|done with|over|resigned|resigning|handed in my notice|"
+    r"laid off|fired|let go|retired|moved on from|broke up|split from|divorced|ended|"
+    r"packed up)\b",
     re.IGNORECASE,
 )
 _CORRECTION_CUES: Final = re.compile(

@@ -122,6 +122,9 @@ class TurnMerge:
     _memo: dict[str, Entity | None] = field(default_factory=dict)
     _stated: dict[tuple[str, str], set[str]] = field(default_factory=dict)
     _people: set[str] = field(default_factory=set)
+    _renamed: dict[str, str] = field(default_factory=dict)
+    """This turn's unknown property names already joined to an entity's property: the
+    other values the turn gives under that name join it too."""
     """Subjects the rules found to be people (a relative named in the turn)."""
 
     def build(self, extraction: ExtractedEvent | None) -> GraphBatch:
@@ -356,6 +359,19 @@ class TurnMerge:
         """
         if common_property(prop.name) is not None:
             return prop
+        renamed = self._renamed.get(prop.name)
+        if renamed is not None:
+            return self._known(renamed, prop)
+        chosen = self._held_property(prop, fact, held)
+        if chosen is None:
+            return prop
+        self._renamed[prop.name] = chosen
+        return self._known(chosen, prop)
+
+    def _held_property(
+        self, prop: Property, fact: ExtractedFact, held: dict[str, list[FactRecord]]
+    ) -> str | None:
+        """The entity's property the rules of ``_entity_property`` find, or None."""
         turn_id = self.item.turn().turn_id
         replaced = self._replaced_property(held, fact)
         if replaced is not None and replaced != prop.name:
@@ -368,23 +384,22 @@ class TurnMerge:
                 via="rule",
                 rationale=f"the turn gives up the entity's {replaced!r} value for this one",
             )
-            return self._known(replaced, prop)
+            return replaced
         if not held or prop.name in held:
-            return prop
+            return None
         same_value = [q for q, records in held.items() if holds_value(records, fact.value)]
-        if len(same_value) == 1:
-            chosen = same_value[0]
-            self.resolver.record(
-                turn_id,
-                "property",
-                fact.property,
-                "choose_existing",
-                chosen=chosen,
-                via="rule",
-                rationale=f"this entity holds the same value under {chosen!r}",
-            )
-            return self._known(chosen, prop)
-        return prop
+        if len(same_value) != 1:
+            return None
+        self.resolver.record(
+            turn_id,
+            "property",
+            fact.property,
+            "choose_existing",
+            chosen=same_value[0],
+            via="rule",
+            rationale=f"this entity holds the same value under {same_value[0]!r}",
+        )
+        return same_value[0]
 
     def _replaced_property(
         self, held: dict[str, list[FactRecord]], fact: ExtractedFact

@@ -48,7 +48,8 @@ COMMON_PROPERTIES: Final[tuple[CommonProperty, ...]] = (
         "employer", DType.STR, "the organisation someone works for",
         ("works_at", "works_for", "working_at", "working_for", "workplace", "company",
          "employed_by", "employed_at", "job_at", "started_working_at", "new_employer",
-         "current_employer", "new_job_at"),
+         "current_employer", "new_job_at", "employment", "joined", "joined_company",
+         "company_name", "employer_name"),
     ),
     CommonProperty(
         "occupation", DType.STR, "someone's job or profession",
