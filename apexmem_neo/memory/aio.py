@@ -14,7 +14,7 @@ from pathlib import Path
 from types import TracebackType
 from typing import Any, Self, TypeVar
 
-from apexmem_neo.agent import AgentResult, MemoryAgent, Mode
+from apexmem_neo.agent import AgentConfig, AgentResult, MemoryAgent, Mode
 from apexmem_neo.construction.loaders import TurnInput
 from apexmem_neo.memory.core import Memory
 from apexmem_neo.memory.forget import ForgetResult
@@ -93,8 +93,18 @@ class AsyncMemory:
         scope: str,
         at: TimeLike | None = None,
         mode: Mode | None = None,
+        config: AgentConfig | None = None,
+        language: Language | None = None,
     ) -> AgentResult:
-        return await _run(self.memory.ask, question, scope=scope, at=at, mode=mode)
+        return await _run(
+            self.memory.ask,
+            question,
+            scope=scope,
+            at=at,
+            mode=mode,
+            config=config,
+            language=language,
+        )
 
     async def agent(self, *, scope: str, **options: Any) -> MemoryAgent:
         """The answering agent over ``scope``; its ``ask`` is synchronous (run it in a

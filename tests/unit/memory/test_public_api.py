@@ -26,6 +26,17 @@ def test_async_memory_has_every_public_method_of_memory() -> None:
     assert missing == set()
 
 
+def test_async_methods_take_the_parameters_of_memorys() -> None:
+    """Each parameter of a Memory method is one of the AsyncMemory method's, or goes through
+    its ``**options``."""
+    for name in public_names(Memory) - {"language"}:
+        wanted = inspect.signature(getattr(Memory, name)).parameters
+        given = inspect.signature(getattr(AsyncMemory, name)).parameters
+        if any(p.kind is inspect.Parameter.VAR_KEYWORD for p in given.values()):
+            continue
+        assert set(wanted) - {"self", "cls"} <= set(given), name
+
+
 def test_async_methods_are_coroutines_except_the_language_property() -> None:
     for name in public_names(Memory) - {"language"}:
         method = getattr(AsyncMemory, name)
