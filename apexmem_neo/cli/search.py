@@ -44,14 +44,14 @@ def search(
             found = memory.search(text, scope=scope, k=k, kinds=kind)
         else:  # nothing to rank: skip loading the embedding model
             found = SearchResults(query=text)
-        held = found.entities or found.properties or found.events or found.turns
-        hint = None if held else empty_scope_hint(memory.store, scope)
+        if found.empty and found.hint is None:  # not searched: no index
+            found.hint = empty_scope_hint(memory.store, scope)
     if as_json:
         print_json(found.model_dump(mode="json"))
     else:
         typer.echo(results_markdown(found, kind))
-    if hint is not None:  # on stderr: the JSON on stdout stays one document
-        typer.echo(hint, err=True)
+    if found.hint is not None:  # on stderr: the JSON on stdout stays one document
+        typer.echo(found.hint, err=True)
 
 
 def results_markdown(found: SearchResults, kinds: list[DocKind] | None) -> str:

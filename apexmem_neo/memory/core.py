@@ -49,7 +49,7 @@ from apexmem_neo.construction.pipeline import (
 from apexmem_neo.errors import NoLanguageModelError as NoLanguageModelError
 from apexmem_neo.errors import NoSearchIndexError as NoSearchIndexError
 from apexmem_neo.memory.forget import ForgetResult, erasure_target, forget
-from apexmem_neo.memory.listing import Listings
+from apexmem_neo.memory.listing import Listings, empty_scope_hint
 from apexmem_neo.memory.messages import (
     DEFAULT_SESSION,
     Message,
@@ -411,11 +411,15 @@ class Memory(Listings):
         kinds: Iterable[DocKind | str] | None = None,
     ) -> SearchResults:
         """Hybrid (dense + BM25) search: the top ``k`` entities, properties, events and turns
-        (or only ``kinds``)."""
+        (or only ``kinds``); nothing found in a scope that holds nothing sets ``hint`` to the
+        scopes that do."""
         check_scope(scope)
         search = ScopedSearcher(self._require_search(), scope, self._ensure_search)
         chosen = tuple(DocKind(k_) for k_ in kinds) if kinds is not None else None
-        return search.search(query, k, SearchFilters(kinds=chosen))
+        found = search.search(query, k, SearchFilters(kinds=chosen))
+        if found.empty:
+            found.hint = empty_scope_hint(self.store, scope)
+        return found
 
     def ask(
         self,

@@ -61,6 +61,14 @@ class SearchResults(BaseModel):
     properties: list[SearchHit] = []
     events: list[SearchHit] = []
     turns: list[SearchHit] = []
+    hint: str | None = None
+    """When nothing was found because the scope holds nothing: the scopes that do
+    (``Memory.search`` fills it)."""
+
+    @property
+    def empty(self) -> bool:
+        """No hit of any kind."""
+        return not (self.entities or self.properties or self.events or self.turns)
 
     def group(self, kind: DocKind) -> list[SearchHit]:
         return {

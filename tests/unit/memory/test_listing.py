@@ -141,3 +141,11 @@ def test_a_message_timestamp_may_be_a_datetime(tmp_path: Path) -> None:
         )
         anchors = [t.anchor for t in added.turns]
         assert anchors == ["2024-06-10T09:30:00", "2024-06-11T08:00:00", "2024-06-12T07:00:00"]
+
+
+def test_a_search_of_an_empty_scope_names_the_scopes(tmp_path: Path) -> None:
+    with filled(tmp_path) as memory:
+        found = memory.search("restaurant", scope="default")
+        assert found.empty and found.hint == "scope 'default' holds nothing; scopes: alice, bea"
+        held = memory.search("restaurant", scope="alice")
+        assert not held.empty and held.hint is None
