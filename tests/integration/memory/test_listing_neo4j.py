@@ -79,3 +79,12 @@ def test_a_scope_is_a_wall_and_an_empty_one_names_the_others(
     assert empty.items == [] and empty.next is None and empty.hint is not None
     assert empty.hint.startswith(f"scope '{first}-nobody' holds nothing; scopes: ")
     assert first in empty.hint and second in empty.hint
+
+
+def test_a_search_of_an_empty_scope_names_the_others(
+    memory: Memory, scopes: tuple[str, str]
+) -> None:
+    first, second = scopes
+    found = memory.search("restaurant", scope=f"{first}-nobody")
+    assert found.empty and found.hint is not None and second in found.hint
+    assert memory.search("restaurant", scope=first).hint is None
