@@ -109,6 +109,9 @@ def event_type_name(raw: str) -> str:
     return name if re.search(r"[a-z]", name) else "statement"
 
 
+UNSAID: Final = "is not said in this turn"
+
+
 @dataclass
 class TurnMerge:
     """Builds one turn's GraphBatch from its extraction (None: the turn alone)."""
@@ -119,6 +122,8 @@ class TurnMerge:
     """Memory's facts about an entity: lets a changed value find the property that holds the
     earlier one and a correction find what it corrects (None: the turn is judged alone)."""
     dropped: int = 0
+    unsaid: int = 0
+    """Facts dropped because their value is not said in the turn (copied or made up)."""
     _memo: dict[str, Entity | None] = field(default_factory=dict)
     _stated: dict[tuple[str, str], set[str]] = field(default_factory=dict)
     _people: set[str] = field(default_factory=set)
@@ -126,6 +131,11 @@ class TurnMerge:
     """This turn's unknown property names already joined to an entity's property: the
     other values the turn gives under that name join it too."""
     """Subjects the rules found to be people (a relative named in the turn)."""
+
+    def copied_only(self, batch: GraphBatch) -> bool:
+        """Whether every fact the extraction gave was dropped as not said in the turn: the
+        model copied its context instead of reading the turn."""
+        return self.unsaid > 0 and not batch.facts
 
     def build(self, extraction: ExtractedEvent | None) -> GraphBatch:
         item, turn = self.item, self.item.turn()
@@ -276,6 +286,7 @@ class TurnMerge:
         }
         unsaid = self._unfaithful(fact)
         if unsaid is not None:
+            self.unsaid += unsaid.endswith(UNSAID)
             self._drop(fact, unsaid)
             return
         name = self._subject_name(fact)
@@ -334,7 +345,7 @@ class TurnMerge:
         if name == "name" and names_someone_else(fact, self.item):
             return f"{fact.value!r} is not {fact.subject}'s name"
         if not value_said(fact.value, text, name):
-            return f"the value {fact.value!r} is not said in this turn"
+            return f"the value {fact.value!r} {UNSAID}"
         if negated(fact.value, text):
             return f"the value {fact.value!r} is denied or left in this turn"
         return None

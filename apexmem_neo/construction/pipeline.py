@@ -147,6 +147,7 @@ class ConstructionPipeline:
         self.full_extractor = ExtractEvent(demos=self.config.demos)
         self.embedder = embedder
         self._resolvers: dict[str, Resolver] = {}
+        self._contexts: dict[str, list[tuple[str, str]]] = {}
         self.on_turn = on_turn
         self.on_batch = on_batch
 
@@ -222,8 +223,20 @@ class ConstructionPipeline:
             for t in turns[max(0, index - self.config.context_turns) : index]
             if t.session_id == item.session_id
         ]
-        known = offered_properties(self._resolver(item.scope).properties.names_in_order())
+        self._contexts[item.turn().turn_id] = context
+        return pool.submit(self._extract, item, context, self._known(item))
 
+    def _context(self, item: TurnInput) -> list[tuple[str, str]]:
+        return self._contexts.pop(item.turn().turn_id, [])
+
+    def _known(self, item: TurnInput) -> list[str]:
+        """The property names offered to the extractor (read on the merging thread)."""
+        return offered_properties(self._resolver(item.scope).properties.names_in_order())
+
+    def _extract(
+        self, item: TurnInput, context: list[tuple[str, str]], known: list[str]
+    ) -> CallResult[ExtractedEvent]:
+        """One extraction call (with bounded retries) for ``item`` given the previous turns."""
         turn_input: dict[str, Any] = {
             "speaker": item.speaker,
             "listener": item.listener or "",
@@ -239,7 +252,7 @@ class ConstructionPipeline:
                 return event
             return as_extracted(self.compact_extractor(**turn_input, config=config), item.text)
 
-        return pool.submit(self.runner.run, "extract", extract)
+        return self.runner.run("extract", extract)
 
     def _finish(
         self,
@@ -255,6 +268,15 @@ class ConstructionPipeline:
         extraction = result.value if result is not None else None
         batch = merge.build(extraction)
         calls = (result.calls if result is not None else 0) + resolver.llm_calls
+        if merge.copied_only(batch) and self._context(item):
+            # One more extraction without the previous turns, which it copied from.
+            retry = self._extract(item, [], self._known(item))
+            calls += retry.calls
+            if retry.ok:
+                resolver.start_turn()
+                merge = TurnMerge(item, resolver, held=self._held)
+                batch = merge.build(retry.value)
+                calls += resolver.llm_calls
         t0 = time.perf_counter()
         self._commit(item, batch, resolver, result, calls)
         stats.store_seconds += time.perf_counter() - t0

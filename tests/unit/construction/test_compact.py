@@ -159,3 +159,24 @@ def test_the_prompt_puts_slow_changing_fields_first() -> None:
     assert "(start of conversation)" in prompt
     demos = [m["content"] for m in lm.history[-1]["messages"] if m["role"] == "assistant"]
     assert len(demos) == len(DEMOS) and all("dtype" not in d and "t_from" not in d for d in demos)
+
+
+def test_a_turn_whose_facts_were_all_copied_is_extracted_again_without_context(
+    store: SQLiteGraphStore, checkpoint: Checkpoint
+) -> None:
+    turns = [
+        turn("My favourite restaurant is Italian Garden.", "2024-01-15T19:00:00", 0),
+        turn("Sakura Sushi is my favourite restaurant now.", "2024-03-20T19:00:00", 1),
+    ]
+    answers = [
+        compact("preference", [compact_fact("Alice", "favourite_restaurant", "Italian Garden")]),
+        compact("preference", [compact_fact("Alice", "favourite_restaurant", "Italian Garden")]),
+        compact("preference", [compact_fact("Alice", "favourite_restaurant", "Sakura Sushi")]),
+    ]
+    lm = dspy.utils.DummyLM(answers, adapter=ADAPTER)
+    stats = ConstructionPipeline(store, checkpoint, lm, PipelineConfig(), ADAPTER).ingest(turns)
+    history = store.history(ALICE, "favourite_restaurant")
+    assert [f.value for f in history] == ["Italian Garden", "Sakura Sushi"]
+    assert stats.llm_calls == 3
+    retry_prompt = lm.history[-1]["messages"][-1]["content"]
+    assert "(start of conversation)" in retry_prompt
