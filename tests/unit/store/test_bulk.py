@@ -134,9 +134,13 @@ class ConcurrentReferenceStore(InMemoryGraphStore):
 
     concurrent_writes: ClassVar[bool] = True
 
-    def __init__(self, slow_batches: set[int]) -> None:
+    def __init__(self, slow_batches: set[int], slow_until_a_failure: bool = False) -> None:
+        """``slow_until_a_failure``: a slow batch finishes only after some write has failed,
+        so a loaded machine cannot let it overtake the failing one."""
         super().__init__()
         self.slow_batches = slow_batches
+        self.slow_until_a_failure = slow_until_a_failure
+        self.failed = threading.Event()
         self.lock = threading.Lock()
         self.started: dict[int, float] = {}
         self.finished: dict[int, float] = {}
@@ -148,8 +152,14 @@ class ConcurrentReferenceStore(InMemoryGraphStore):
             self.started[index] = time.perf_counter()
         if index in self.slow_batches:
             time.sleep(0.2)
+            if self.slow_until_a_failure:
+                self.failed.wait(timeout=30)
         with self.lock:
-            super().write(batch)
+            try:
+                super().write(batch)
+            except Exception:
+                self.failed.set()
+                raise
             self.finished[index] = time.perf_counter()
 
 
@@ -174,7 +184,7 @@ def test_concurrent_failure_stops_new_batches_and_names_the_first(tmp_path: Path
         GraphBatch(facts=[fact("Lima", "2022-01-01", entity=BOB)]),  # dangling
         *(alice_batch(f"city {i}", f"202{i}-06-01") for i in range(3)),
     ]
-    store = ConcurrentReferenceStore(slow_batches={2, 3, 4})
+    store = ConcurrentReferenceStore(slow_batches={2, 3, 4}, slow_until_a_failure=True)
     store.init_schema()
     with pytest.raises(BulkWriteError, match="batch 1"):
         write_batches(store, iter(batches), writers=2)
