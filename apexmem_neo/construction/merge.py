@@ -73,8 +73,8 @@ SPEECH_ACTS: Final = frozenset(
      "acknowledgement", "acknowledgment", "reply", "response", "listener", "speaker", "text",
      "message", "utterance", "statement", "question", "news", "addressee"}
 )  # fmt: skip
-"""Properties naming the act of speaking, not the subject: on LOCOMO the local model stored
-"Hey Gina!" as ``greeting`` and "Thanks!" as ``thank_you``, noise that crowds search."""
+"""Properties naming the act of speaking, not the subject: a small model stores "Hey!" as
+``greeting`` and "Thanks!" as ``thank_you``, noise that crowds search."""
 _SHARING_ACT: Final = re.compile(
     r"^(shared?|sharing|sends?|sent|showed|shows?)_|photo|picture|image"
 )
@@ -128,6 +128,7 @@ class TurnMerge:
     _stated: dict[tuple[str, str], set[str]] = field(default_factory=dict)
     _people: set[str] = field(default_factory=set)
     _renamed: dict[str, str] = field(default_factory=dict)
+    _held_memo: dict[str, dict[str, list[FactRecord]]] = field(default_factory=dict)
     """This turn's unknown property names already joined to an entity's property: the
     other values the turn gives under that name join it too."""
     """Subjects the rules found to be people (a relative named in the turn)."""
@@ -351,10 +352,13 @@ class TurnMerge:
         return None
 
     def _held_by_property(self, entity_id: str) -> dict[str, list[FactRecord]]:
-        held: dict[str, list[FactRecord]] = {}
-        for record in self.held(entity_id) if self.held is not None else []:
-            held.setdefault(record.property, []).append(record)
-        return held
+        """Memory's facts about the entity by property, read once per turn and entity."""
+        if entity_id not in self._held_memo:
+            held: dict[str, list[FactRecord]] = {}
+            for record in self.held(entity_id) if self.held is not None else []:
+                held.setdefault(record.property, []).append(record)
+            self._held_memo[entity_id] = held
+        return self._held_memo[entity_id]
 
     def _entity_property(
         self, prop: Property, fact: ExtractedFact, held: dict[str, list[FactRecord]]

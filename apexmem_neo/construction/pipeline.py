@@ -268,7 +268,8 @@ class ConstructionPipeline:
         extraction = result.value if result is not None else None
         batch = merge.build(extraction)
         calls = (result.calls if result is not None else 0) + resolver.llm_calls
-        if merge.copied_only(batch) and self._context(item):
+        context = self._context(item)  # popped for every turn, so none is kept past it
+        if merge.copied_only(batch) and context:
             # One more extraction without the previous turns, which it copied from.
             retry = self._extract(item, [], self._known(item))
             calls += retry.calls
