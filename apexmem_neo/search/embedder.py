@@ -3,11 +3,12 @@ LiteLLM, an on-disk cache for any embedder, and ``make_embedder`` to pick one by
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import os
 import sqlite3
 import threading
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Iterator, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -36,6 +37,22 @@ __all__ = [
     "make_embedder",
     "resolve_model",
 ]
+
+
+@contextlib.contextmanager
+def _quiet_weights_loading() -> Iterator[None]:
+    """Hide transformers' "Loading weights" progress bar while the packaged model loads (a
+    CLI command or a first ``add`` should print only its own output); the caller's setting
+    is restored afterwards."""
+    from transformers.utils import logging as transformers_logging
+
+    was_enabled = transformers_logging.is_progress_bar_enabled()
+    transformers_logging.disable_progress_bar()
+    try:
+        yield
+    finally:
+        if was_enabled:
+            transformers_logging.enable_progress_bar()
 
 
 class SentenceTransformerEmbedder:
@@ -70,7 +87,8 @@ class SentenceTransformerEmbedder:
 
                 path = resolve_model(self._model_name, self._models_dir)
                 try:
-                    self._model = SentenceTransformer(path, device="cpu")
+                    with _quiet_weights_loading():
+                        self._model = SentenceTransformer(path, device="cpu")
                 except OSError as exc:
                     raise EmbedderError(
                         f"cannot load sentence-transformers model {self._model_name!r} from "

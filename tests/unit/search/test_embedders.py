@@ -82,6 +82,14 @@ def test_minilm_embeds_offline(minilm: SentenceTransformerEmbedder) -> None:
     assert cos(query, near) > cos(query, far)
 
 
+def test_loading_a_model_prints_no_progress_bar(capfd: pytest.CaptureFixture[str]) -> None:
+    from transformers.utils import logging as transformers_logging
+
+    SentenceTransformerEmbedder(MINILM).embed(["hello"])
+    assert "Loading weights" not in capfd.readouterr().err
+    assert transformers_logging.is_progress_bar_enabled()  # the caller's setting is restored
+
+
 def test_minilm_truncates_to_its_window(minilm: SentenceTransformerEmbedder) -> None:
     long = "word " * 1000
     assert minilm.count_tokens(long) > 256
