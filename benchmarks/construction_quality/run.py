@@ -12,6 +12,7 @@ Usage (from the repo root):
         --out benchmarks/results/construction_quality_tuning.json
     .venv/bin/python -m benchmarks.construction_quality.run --set test --publish
     .venv/bin/python -m benchmarks.construction_quality.run --from-results R.json --publish
+    .venv/bin/python -m benchmarks.construction_quality.run --from-results A.json B.json --publish
 
 Results go to ``--out`` (default ``benchmarks/results/construction_quality_<set>.json``),
 with the generated JSONL, its truth and the store under ``benchmarks/results/work/``.
@@ -79,7 +80,8 @@ def _args(argv: list[str] | None) -> argparse.Namespace:
     p.add_argument("--db", type=Path, default=None, help="the store file (Neo4j: checkpoint)")
     p.add_argument("--fresh", action="store_true", help="start the store from empty")
     p.add_argument("--publish", action="store_true", help=f"write {PUBLISHED_FILE.name}")
-    p.add_argument("--from-results", type=Path, default=None, help="publish this file, no run")
+    p.add_argument("--from-results", type=Path, nargs="+", default=None,
+                   help="publish these files (one per arm, same set), no run")  # fmt: skip
     mem0_help = "the Mem0 arm's server (default: the benchmark's own mem0_server)"
     p.add_argument("--mem0-api-base", default=None, help=mem0_help)
     p.add_argument("--mem0-store", type=Path, default=None, help="the Mem0 arm's directory")
@@ -355,6 +357,7 @@ def published(record: dict[str, Any], system: str = "apexmem") -> dict[str, Any]
                 "ci95": "fact_precision",
             },
         ],  # fmt: skip
+        **({"runs": record["runs"]} if "runs" in record else {}),
         "notes": "Deterministic scoring, no LLM judge: a value answer is right when it names "
         "the gold value, a when-answer when it names the gold day (or month, for 'last "
         "month'). Intervals: Wilson.",
@@ -396,11 +399,32 @@ def _peer_rows(name: str, peer: dict[str, Any]) -> list[dict[str, str]]:
     return rows
 
 
+def merge_results(records: list[dict[str, Any]]) -> dict[str, Any]:
+    """One record holding the systems of several runs of one set (each arm run on its own,
+    e.g. when an arm's server cannot share the machine); the first run's provenance leads
+    and every run's own provenance is kept under ``runs``."""
+    first = records[0]
+    for other in records[1:]:
+        if (other["set"], other["seed"]) != (first["set"], first["seed"]):
+            raise SystemExit(
+                f"cannot merge runs of different sets: {first['set']} seed {first['seed']} "
+                f"and {other['set']} seed {other['seed']}"
+            )
+    if len(records) == 1:
+        return first
+    merged = {**first, "systems": {}}
+    merged["runs"] = [{k: r[k] for k in ("command", "commit", "started_at", "load_avg_1_5_15")
+                       if k in r} | {"systems": sorted(r["systems"])} for r in records]  # fmt: skip
+    for record in records:
+        merged["systems"] |= record["systems"]
+    return merged
+
+
 def main(argv: list[str] | None = None) -> int:
     argv = sys.argv[1:] if argv is None else argv
     args = _args(argv)
     if args.from_results is not None:
-        record = json.loads(args.from_results.read_text(encoding="utf-8"))
+        record = merge_results([json.loads(p.read_text("utf-8")) for p in args.from_results])
     else:
         args.out = args.out or RESULTS / f"construction_quality_{args.set_name}.json"
         try:

@@ -31,7 +31,7 @@ from benchmarks.construction_quality.mem0_arm import (
     unread,
 )
 from benchmarks.construction_quality.questions import reads
-from benchmarks.construction_quality.run import evaluate, published, summary
+from benchmarks.construction_quality.run import evaluate, merge_results, published, summary
 from benchmarks.construction_quality.scoring import FactRow, ReadResult, concept_names, judge_fact
 from benchmarks.construction_quality.truth import Conversation, DataSet, Question
 from benchmarks.memory import AnswerLog
@@ -188,6 +188,21 @@ def test_a_peer_is_published_beside_apexmem(tmp_path: Path) -> None:
         row["result"].format_map(out["figures"])
         row["figure"].format_map(out["figures"])
         assert row["ci95"] in out["ci95"]
+
+
+def test_arms_run_apart_are_merged_with_each_runs_provenance() -> None:
+    def run(system: str, commit: str, seed: int = 2) -> dict[str, Any]:
+        return {"set": "test", "seed": seed, "command": f"run --systems {system}",
+                "commit": commit, "started_at": "2026-12-06T01:00",
+                "systems": {system: {"figures": {}}}}  # fmt: skip
+
+    merged = merge_results([run("apexmem", "a" * 40), run("mem0", "b" * 40)])
+    assert sorted(merged["systems"]) == ["apexmem", "mem0"]
+    assert merged["commit"] == "a" * 40
+    assert [(r["commit"], r["systems"]) for r in merged["runs"]] == [
+        ("a" * 40, ["apexmem"]), ("b" * 40, ["mem0"])]  # fmt: skip
+    with pytest.raises(SystemExit, match="different sets"):
+        merge_results([run("apexmem", "a" * 40), run("mem0", "b" * 40, seed=1)])
 
 
 def test_the_config_is_local_only(tmp_path: Path) -> None:
