@@ -37,7 +37,6 @@ import json
 import os
 import pwd
 import shutil
-import subprocess
 import zipfile
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -46,6 +45,7 @@ from pathlib import Path
 import httpx
 
 from apexmem_neo.errors import ServiceError
+from apexmem_neo.services import process
 from apexmem_neo.services.base import LocalService
 from apexmem_neo.services.process import LaunchSpec
 
@@ -161,29 +161,9 @@ def java_home() -> Path:
     return Path(os.path.realpath(java)).parent.parent
 
 
-def _last_line(log: Path) -> str:
-    try:
-        lines = [ln.strip() for ln in log.read_text(errors="replace").splitlines() if ln.strip()]
-    except FileNotFoundError:
-        return "no output"
-    errors = [ln for ln in lines if "error" in ln.lower()]
-    return (errors or lines or ["no output"])[-1][:300]
-
-
 def run_logged(argv: Sequence[str], log: Path, what: str) -> None:
-    """Run a command with its output appended to log; ServiceError naming the step on failure."""
-    log.parent.mkdir(parents=True, exist_ok=True)
-    with log.open("ab") as out:
-        out.write(f"\n=== {what}: {' '.join(argv)}\n".encode())
-        out.flush()
-        try:
-            code = subprocess.run(
-                argv, stdout=out, stderr=subprocess.STDOUT, check=False
-            ).returncode
-        except FileNotFoundError as exc:
-            raise ServiceError(SERVICE_NAME, f"{what}: {exc.filename} not found", log) from exc
-    if code != 0:
-        raise ServiceError(SERVICE_NAME, f"{what} failed (exit {code}): {_last_line(log)}", log)
+    """``process.run_logged`` for this service's preparation steps."""
+    process.run_logged(SERVICE_NAME, argv, log, what)
 
 
 def fetch_zip(dest: Path, maven_repo: Path, log: Path) -> Path:

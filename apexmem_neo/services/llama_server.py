@@ -20,7 +20,6 @@ import hashlib
 import os
 import re
 import shutil
-import subprocess
 import sys
 import tarfile
 import zipfile
@@ -31,6 +30,7 @@ from typing import Any
 import httpx
 
 from apexmem_neo.errors import ServiceError
+from apexmem_neo.services import process
 from apexmem_neo.services.base import LocalService
 from apexmem_neo.services.process import LaunchSpec
 
@@ -190,28 +190,8 @@ def discard_foreign_cache(src: Path, build_dir: Path) -> None:
 
 
 def run_logged(argv: Sequence[str], log: Path, what: str) -> None:
-    """Run a command with its output appended to log; ServiceError naming the step on failure."""
-    log.parent.mkdir(parents=True, exist_ok=True)
-    with log.open("ab") as out:
-        out.write(f"\n=== {what}: {' '.join(argv)}\n".encode())
-        out.flush()
-        try:
-            done = subprocess.run(argv, stdout=out, stderr=subprocess.STDOUT, check=False)
-        except FileNotFoundError as exc:
-            raise ServiceError(SERVICE_NAME, f"{what}: {exc.filename} not found", log) from exc
-    if done.returncode != 0:
-        cause = f"{what} failed (exit {done.returncode}): {last_error(log)}"
-        raise ServiceError(SERVICE_NAME, cause, log)
-
-
-def last_error(log: Path) -> str:
-    """The last line of the log that mentions an error (or its last line), for one-line causes."""
-    try:
-        lines = [ln.strip() for ln in log.read_text(errors="replace").splitlines() if ln.strip()]
-    except FileNotFoundError:
-        return "no output"
-    errors = [ln for ln in lines if "error" in ln.lower()]
-    return (errors or lines or ["no output"])[-1][:300]
+    """``process.run_logged`` for this service's preparation steps."""
+    process.run_logged(SERVICE_NAME, argv, log, what)
 
 
 # -- assembling the model -------------------------------------------------------------------------

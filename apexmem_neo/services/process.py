@@ -253,3 +253,29 @@ def failure_excerpt(path: Path, scan: int = 200, keep: int = 3) -> str:
     telling = [line for line in lines if any(w in line.lower() for w in _ERROR_WORDS)]
     chosen = (telling or lines)[-keep:]
     return " | ".join(line[:300] for line in chosen)
+
+
+def run_logged(service: str, argv: Sequence[str], log: Path, what: str) -> None:
+    """Run a preparation step (download, build, user creation) with its output appended to
+    ``log``; a failure is a one-line ``ServiceError`` of ``service`` naming the step."""
+    log.parent.mkdir(parents=True, exist_ok=True)
+    with log.open("ab") as out:
+        out.write(f"\n=== {what}: {' '.join(argv)}\n".encode())
+        out.flush()
+        try:
+            done = subprocess.run(argv, stdout=out, stderr=subprocess.STDOUT, check=False)
+        except FileNotFoundError as exc:
+            raise ServiceError(service, f"{what}: {exc.filename} not found", log) from exc
+    if done.returncode != 0:
+        cause = f"{what} failed (exit {done.returncode}): {last_error(log)}"
+        raise ServiceError(service, cause, log)
+
+
+def last_error(log: Path) -> str:
+    """The last line of the log that mentions an error (or its last line), for one-line causes."""
+    try:
+        lines = [ln.strip() for ln in log.read_text(errors="replace").splitlines() if ln.strip()]
+    except FileNotFoundError:
+        return "no output"
+    errors = [ln for ln in lines if "error" in ln.lower()]
+    return (errors or lines or ["no output"])[-1][:300]
