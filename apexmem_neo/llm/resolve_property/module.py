@@ -4,8 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-import dspy
-
+from apexmem_neo.llm.resolve_entity.module import CandidateResolver
 from apexmem_neo.llm.resolve_property.models import PropertyDecision
 from apexmem_neo.llm.resolve_property.signatures import ResolvePropertySignature
 
@@ -16,12 +15,13 @@ def format_properties(candidates: Sequence[tuple[str, str]]) -> str:
     return "\n".join(lines) or "(none)"
 
 
-class ResolveProperty(dspy.Module):  # type: ignore[misc]
+class ResolveProperty(CandidateResolver[PropertyDecision]):
     """(proposed name, example, candidates) -> PropertyDecision. Only called when ambiguous."""
 
+    decision_model = PropertyDecision
+
     def __init__(self) -> None:
-        super().__init__()
-        self.predict = dspy.Predict(ResolvePropertySignature)
+        super().__init__(ResolvePropertySignature)
 
     def forward(
         self,
@@ -30,13 +30,9 @@ class ResolveProperty(dspy.Module):  # type: ignore[misc]
         candidates: Sequence[tuple[str, str]],
         config: dict[str, object] | None = None,
     ) -> PropertyDecision:
-        prediction = self.predict(
+        return self.decide(
             proposed=proposed,
             example=example,
             candidates=format_properties(candidates),
             config=config or {},
         )
-        decision: object = prediction.decision
-        if isinstance(decision, PropertyDecision):
-            return decision
-        return PropertyDecision.model_validate(decision)
