@@ -12,6 +12,7 @@ from __future__ import annotations
 from typing import Final
 
 from apexmem_neo.store.columns import COLUMNS, PRIMARY_KEYS
+from apexmem_neo.store.protocol import TABLES
 
 TABLE_LABELS: Final[dict[str, str]] = {
     "sessions": "Session",
@@ -29,17 +30,8 @@ RELATIONSHIP_TABLES: Final[dict[str, tuple[str, str, str]]] = {
 }
 """Tables stored as relationships: table -> (start label, type, end label)."""
 
-QUERYABLE_TABLES: Final[tuple[str, ...]] = (
-    "sessions",
-    "turns",
-    "entities",
-    "properties",
-    "evidence",
-    "events",
-    "event_participants",
-    "facts",
-)
-"""The tables GraphQuery's SQL may read (all of the paper's tables)."""
+QUERYABLE_TABLES: Final[tuple[str, ...]] = TABLES
+"""The tables GraphQuery's SQL may read: all of the paper's tables, as the store keeps them."""
 
 SQL_TYPES: Final[dict[str, str]] = {"TEXT": "String", "INTEGER": "Integer", "REAL": "Float"}
 """SQLite declared type -> the Cypher type of the mirrored property."""
