@@ -25,6 +25,7 @@ from apexmem_neo.cli.optimize import optimize
 from apexmem_neo.cli.query import entity, history, query, schema, stats
 from apexmem_neo.cli.search import search
 from apexmem_neo.cli.search_index import index
+from apexmem_neo.cli.serve import keys_app, serve
 from apexmem_neo.cli.services import services_app
 from apexmem_neo.cli.transfer import export, import_
 
@@ -76,6 +77,8 @@ app.command("import")(import_)
 app.command("forget")(forget)
 app.command("optimize")(optimize)
 app.command("mcp")(mcp_command)
+app.command("serve")(serve)
+app.add_typer(keys_app, name="keys")
 
 
 def main() -> None:

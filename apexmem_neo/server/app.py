@@ -1,0 +1,79 @@
+"""``create_app``: the Memory API over HTTP, as a FastAPI app (``apexmem serve`` runs it with
+uvicorn). Routes are versioned under ``/v1``; the OpenAPI schema is ``/v1/openapi.json`` and
+its browsable page ``/v1/docs``, the only routes that need no key.
+
+The app takes built objects (a ``Memory``, the state file, the settings the CLI read); it
+reads no setting itself. Its lifespan fails the jobs an earlier server left unfinished when
+it starts and lets the running job finish when it stops.
+"""
+
+from __future__ import annotations
+
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
+from typing import Final
+
+from fastapi import FastAPI
+
+from apexmem_neo import __version__
+from apexmem_neo.memory.core import Memory
+from apexmem_neo.server.auth import Auth
+from apexmem_neo.server.errors import ErrorResponse, install_error_handlers
+from apexmem_neo.server.jobs import JobRunner, JobStore
+from apexmem_neo.server.keys import KeyStore
+from apexmem_neo.server.limits import BodyLimit
+from apexmem_neo.server.routes_read import add_read_routes
+from apexmem_neo.server.routes_write import add_key_routes, add_write_routes
+from apexmem_neo.server.state import ServerState
+
+MAX_BODY_BYTES: Final = 4 * 1024 * 1024
+"""The default request body limit (a batch of messages at the longest turn length fits)."""
+PUBLIC_PATHS: Final = frozenset({"/v1/openapi.json", "/v1/docs"})
+"""Routes that answer without a key: the schema and its page, which hold no memory data."""
+ERRORS: Final = {
+    code: {"model": ErrorResponse, "description": what}
+    for code, what in [(400, "bad input"), (401, "no or bad API key"),
+                       (403, "scope not held by the key"), (404, "not found"),
+                       (413, "body too large"), (503, "a service the memory needs is down")]
+}  # fmt: skip
+
+
+def create_app(
+    memory: Memory,
+    state: ServerState,
+    *,
+    auth: bool = True,
+    max_body_bytes: int = MAX_BODY_BYTES,
+    jobs: JobRunner | None = None,
+) -> FastAPI:
+    """The REST app over ``memory``, its keys and jobs in ``state`` (created if missing);
+    ``auth`` False (``--no-auth``) lets every caller in as an admin of every scope."""
+    state.create()
+    keys = KeyStore(state)
+    runner = jobs or JobRunner(memory, JobStore(state))
+
+    @asynccontextmanager
+    async def lifespan(app: FastAPI) -> AsyncIterator[None]:
+        runner.recover()
+        yield
+        runner.close()
+
+    app = FastAPI(
+        title="apexmem-neo",
+        version=__version__,
+        description="Append-only temporal memory for LLM agents: the Memory API over HTTP.",
+        openapi_url="/v1/openapi.json",
+        docs_url="/v1/docs",
+        redoc_url=None,
+        swagger_ui_oauth2_redirect_url=None,
+        lifespan=lifespan,
+        responses=ERRORS,  # type: ignore[arg-type]
+    )
+    app.state.auth = Auth(keys, required=auth)
+    app.state.jobs = runner
+    install_error_handlers(app)
+    add_read_routes(app, memory)
+    add_write_routes(app, memory, runner)
+    add_key_routes(app, keys)
+    app.add_middleware(BodyLimit, max_bytes=max_body_bytes)
+    return app
