@@ -81,9 +81,9 @@ class KeyStore:
         return made
 
     def list(self) -> list[ApiKey]:
-        """Every key, revoked ones included, oldest first."""
+        """Every key, revoked ones included, in the order they were made."""
         with self._state.connect() as db:
-            rows = db.execute("SELECT * FROM api_keys ORDER BY created_at, key_id").fetchall()
+            rows = db.execute("SELECT * FROM api_keys ORDER BY rowid").fetchall()
         return [_key(row) for row in rows]
 
     def revoke(self, key_id: str) -> ApiKey | None:
