@@ -21,6 +21,7 @@ from typing import Any
 from apexmem_neo.agent.dated_answers import TurnDates
 from apexmem_neo.agent.models import AgentConfig, EvidenceItem
 from apexmem_neo.agent.timewords import QuestionTime, said_times, spoken_date, with_said_dates
+from apexmem_neo.ontology import value_text
 from apexmem_neo.query.backend import QueryBackend, QueryLimits
 from apexmem_neo.search.protocol import SearchError
 from apexmem_neo.search.text import analyze
@@ -47,7 +48,7 @@ TURNS_SHARE = 0.6
 
 
 def _value(value: Any, limit: int = 120) -> str:
-    return str(value).replace("\n", " ")[:limit]
+    return value_text(value).replace("\n", " ")[:limit]
 
 
 @dataclass

@@ -91,7 +91,7 @@ class DecisionRecord(BaseModel):
     model_config = ConfigDict(frozen=True)
 
     turn_id: str
-    kind: Literal["entity", "property", "subject", "merge", "time", "dropped"]
+    kind: Literal["entity", "property", "subject", "merge", "time", "dropped", "end"]
     mention: str
     decision: str
     chosen: str | None = None

@@ -74,6 +74,14 @@ _CORRECTION_CUES: Final = re.compile(
     r"scratch that|rather|to be precise|i should say)\b",
     re.IGNORECASE,
 )
+_ENDING_CUES: Final = re.compile(
+    r"\b(anymore|any more|no longer|not \w+ing|moved out of|moved out|moved away from|sold|"
+    r"quit|quitting|resigned|stopped|gave up|given up|got rid of|handed in my notice|"
+    r"broke up with|divorced|done with)\b",
+    re.IGNORECASE,
+)
+"""Words that say a state ended, a narrower set than ``_NEGATION_CUES``: "I left Boston this
+morning" or "Boston used to be fun" end nothing."""
 _ENDED_STATE: Final = re.compile(r"\b(anymore|any more|no longer|used to|former|gone)\b", re.I)
 _NEGATION_WINDOW: Final = 40
 """How many characters around a value a denial's cue may sit."""
@@ -274,6 +282,15 @@ def names_its_property(value: object, prop_name: str) -> bool:
         return False
     value_words = set(normalize_text(value).replace("_", " ").split())
     return bool(value_words) and value_words <= set(prop_name.split("_"))
+
+
+def said_to_end(value: object, text: str) -> bool:
+    """Whether ``text`` says ``value`` no longer holds: every place it says the value is a
+    denial that names an ending ("I don't live in X anymore", "I sold the X")."""
+    if isinstance(value, bool | int | float) or not negated(value, text):
+        return False
+    spans = _value_spans(str(value), text)
+    return all(_ENDING_CUES.search(_clause(text, s, e)) for s, e in spans)
 
 
 def current_value_given_up(value: object, text: str) -> bool:

@@ -35,6 +35,7 @@ from apexmem_neo.construction.faithful import (
     names_someone_else,
     negated,
     relation_value,
+    said_to_end,
     same_kind,
     third_party_owner,
     third_person,
@@ -164,6 +165,7 @@ class TurnMerge:
         self._stated = _stated_values(extraction.facts, self.item.speaker)
         for fact in extraction.facts:
             self._add_fact(batch, fact, event, when)
+        self._end_given_up_values(batch, event, when)
         used = {p.entity_id for p in batch.participants} | {f.entity_id for f in batch.facts}
         batch.entities.extend(self.resolver.entities.entities[e] for e in sorted(used))
         return GraphBatch.model_validate(batch.model_dump())
@@ -334,6 +336,44 @@ class TurnMerge:
             batch.evidence.append(evidence)
         batch.facts.append(row)
 
+    def _end_given_up_values(self, batch: GraphBatch, event: Event, when: GroundedTime) -> None:
+        """Append an end (a fact whose value is None) for each current value the turn says
+        no longer holds ("I don't live in Boston anymore", "I sold the Civic") when the turn
+        gives that property no new value: the old value stops applying from the turn's time,
+        and nothing is overwritten. Only the speaker's and the turn's subjects' values are
+        ended; a correction ("it's Y, not X") is left to ``_corrected_start``."""
+        text, turn_id = self.item.text, batch.turns[0].turn_id
+        given = {(f.entity_id, f.property) for f in batch.facts}
+        for entity_id in self._ending_candidates(batch):
+            for name, records in self._held_by_property(entity_id).items():
+                last = records[-1]
+                if (entity_id, name) in given or last.value is None:
+                    continue
+                if not said_to_end(last.value, text) or is_correction(text, last.value):
+                    continue
+                t_from = max(when.start, last.t_from)
+                batch.facts.append(
+                    Fact(entity_id=entity_id, property=name, dtype=last.dtype, value=None,
+                         t_from=t_from, confidence=0.9, event_id=event.event_id,
+                         evidence_id=batch.evidence[0].evidence_id)
+                )  # fmt: skip
+                self.resolver.record(
+                    turn_id, "end", f"{entity_id}.{name}", "choose_existing", chosen=t_from,
+                    via="rule", rationale=f"the turn says {last.value!r} no longer holds",
+                )  # fmt: skip
+
+    def _ending_candidates(self, batch: GraphBatch) -> list[str]:
+        """The entities whose values a turn may end: its speaker and its facts' subjects
+        (never the listener, whom a question like "you're not at X anymore?" only asks)."""
+        ids = {f.entity_id for f in batch.facts}
+        speaker = self._memo.get(normalize_text(self.item.speaker))
+        if speaker is not None:
+            ids.add(speaker.entity_id)
+        listener = self._memo.get(normalize_text(self.item.listener or ""))
+        if listener is not None and (speaker is None or listener.entity_id != speaker.entity_id):
+            ids.discard(listener.entity_id)
+        return sorted(ids)
+
     def _unfaithful(self, fact: ExtractedFact) -> str | None:
         """Why the turn does not state the fact (its value unsaid, or denied), or None."""
         text, name = self.item.text, to_snake_case(fact.property)
@@ -426,7 +466,9 @@ class TurnMerge:
         given_up = {
             name
             for name, records in held.items()
-            if current_value_given_up(records[-1].value, text) and same_kind(records, fact)
+            if records[-1].value is not None
+            and current_value_given_up(records[-1].value, text)
+            and same_kind(records, fact)
         }
         return next(iter(given_up)) if len(given_up) == 1 else None
 
@@ -438,7 +480,7 @@ class TurnMerge:
     ) -> bool:
         """Whether the fact says the entity's current value again in a turn that gives the
         same property a new value ("I packed up in Omaha and settled in Raleigh")."""
-        if not records or not holds_value(records[-1:], fact.value):
+        if not records or records[-1].value is None or not holds_value(records[-1:], fact.value):
             return False
         key = (_subject_key(fact.subject, self.item.speaker), stored_property_name(fact.property))
         return len(self._stated.get(key, set())) > 1
@@ -463,7 +505,7 @@ class TurnMerge:
     ) -> str:
         """A correction ("I misspoke: it's Y, not X") replaces X from X's own start: Y takes
         X's t_from, so every read after that time gives Y and X never holds again."""
-        if not records:
+        if not records or records[-1].value is None:
             return t_from
         last = records[-1]
         value_said_before = normalize_text(str(last.value)) != normalize_text(str(fact.value))

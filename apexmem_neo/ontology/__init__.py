@@ -1,6 +1,7 @@
 """The APEX-MEM ontology: pydantic data models, enumerations and deterministic ids (no I/O)."""
 
 from apexmem_neo.ontology.models import (
+    ENDED,
     Entity,
     Event,
     EventParticipant,
@@ -11,6 +12,7 @@ from apexmem_neo.ontology.models import (
     Session,
     Turn,
     coerce_value,
+    value_text,
 )
 from apexmem_neo.ontology.types import (
     ENTITY_TYPE_DESCRIPTIONS,
@@ -23,6 +25,7 @@ from apexmem_neo.ontology.types import (
 )
 
 __all__ = [
+    "ENDED",
     "ENTITY_TYPE_DESCRIPTIONS",
     "DType",
     "Entity",
@@ -40,4 +43,5 @@ __all__ = [
     "Turn",
     "coerce_value",
     "normalize_time",
+    "value_text",
 ]

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import math
 from datetime import date, datetime
-from typing import Any, Self
+from typing import Any, Final, Self
 from urllib.parse import urlsplit
 
 from pydantic import (
@@ -209,7 +209,9 @@ class Fact(OntologyModel):
 
     ``entity_id`` is the subject (alias ``subject``). The interval is closed; ``t_to`` None
     means open-ended. ``value`` is checked against ``dtype`` and stored normalised (dates as
-    ``YYYY-MM-DD``, datetimes in the store's time format, floats as float).
+    ``YYYY-MM-DD``, datetimes in the store's time format, floats as float). ``value`` None is
+    an *end*: from ``t_from`` the property holds no value ("I don't live in Boston anymore"),
+    so the earlier value stops applying at read time without being overwritten.
     """
 
     entity_id: str = Field(min_length=1, validation_alias=AliasChoices("entity_id", "subject"))
@@ -241,7 +243,7 @@ class Fact(OntologyModel):
     @classmethod
     def _value(cls, value: Any, info: ValidationInfo) -> Any:
         dtype = info.data.get("dtype")
-        if dtype is None:  # dtype itself failed; that error is reported already
+        if dtype is None or value is None:  # dtype failed (reported already), or an end
             return value
         return coerce_value(value, dtype, info.data.get("enum_values", ()))
 
@@ -427,3 +429,12 @@ class GraphBatch(OntologyModel):
             if fact.event_id is not None:
                 wanted["event"].add(fact.event_id)
         return {kind: ids_ - defined[kind] for kind, ids_ in wanted.items() if ids_ - defined[kind]}
+
+
+ENDED: Final = "no value (the earlier one ended)"
+"""How an end (a fact whose value is None) reads in text for people and the model."""
+
+
+def value_text(value: Any) -> str:
+    """A fact's value as text: an end reads as ``ENDED``."""
+    return ENDED if value is None else str(value)

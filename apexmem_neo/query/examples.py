@@ -159,8 +159,9 @@ def guide(language: Language, backend: str) -> str:
     return "\n".join(
         [
             f"This memory runs on {backend}. Facts are never overwritten: every value is kept "
-            "with its validity interval [t_from, t_to] (t_to NULL = still open), so "
-            "'current', 'as of', 'before' and 'when changed' are queries, not states.",
+            "with its validity interval [t_from, t_to] (t_to NULL = still open; value_json "
+            "'null' = the earlier value ended then), so 'current', 'as of', 'before' and "
+            "'when changed' are queries, not states.",
             "",
             "- **SchemaViewer**: first, or when a query fails on a name. Shows tables / "
             "labels, columns and types, relationships, indexes, row counts; with examples, "

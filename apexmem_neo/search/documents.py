@@ -22,6 +22,7 @@ from apexmem_neo.ontology import (
     Property,
     Session,
     Turn,
+    value_text,
 )
 
 
@@ -155,7 +156,9 @@ def entity_document(entity: Entity, facts: Sequence[Fact] = ()) -> SearchDocumen
     for fact in sorted(facts, key=lambda f: (f.t_from, f.recorded_at or "", f.fact_id)):
         if fact.entity_id == entity.entity_id:
             latest[fact.property] = fact
-    summary = "; ".join(f"{p.replace('_', ' ')}: {f.value}" for p, f in sorted(latest.items()))
+    summary = "; ".join(
+        f"{p.replace('_', ' ')}: {value_text(f.value)}" for p, f in sorted(latest.items())
+    )
     names = ", ".join([entity.name, *entity.aliases])
     text = f"{names} ({entity.entity_type.value})"
     if entity.description:

@@ -18,7 +18,7 @@ from dataclasses import dataclass
 from typing import Protocol
 
 from apexmem_neo.errors import ToolError
-from apexmem_neo.ontology import Entity, Event
+from apexmem_neo.ontology import Entity, Event, value_text
 from apexmem_neo.search.engine import SearchResults
 from apexmem_neo.store.protocol import FactRecord, GraphStore, fact_order_key
 from apexmem_neo.tools import markdown
@@ -139,7 +139,9 @@ def render_entity(view: EntityView, max_facts: int = 30) -> str:
         lines.append(f"- description: {markdown.cell(e.description, CELL)}")
     lines.append(f"- anchors: {', '.join(anchors) if anchors else '(none)'}")
     lines.append(f"- last_anchor: {anchors[-1] if anchors else '(none)'}")
-    latest = [(f.property, f.value, f.t_from, f.t_to, view.turn_of(f)) for f in view.latest()]
+    latest = [
+        (f.property, value_text(f.value), f.t_from, f.t_to, view.turn_of(f)) for f in view.latest()
+    ]
     lines += ["", "## Latest value per property", ""]
     lines.append(
         markdown.table(("property", "value", "since", "until", "turn_id"), latest, CELL)
@@ -149,7 +151,10 @@ def render_entity(view: EntityView, max_facts: int = 30) -> str:
     shown = view.facts[-max_facts:] if max_facts > 0 else ()
     count = f"{len(shown)} of {len(view.facts)}" if len(shown) < len(view.facts) else "all"
     lines += ["", f"## Facts ({count}, oldest first)", ""]
-    rows = [(f.property, f.value, f.t_from, f.t_to, view.turn_of(f), f.fact_id) for f in shown]
+    rows = [
+        (f.property, value_text(f.value), f.t_from, f.t_to, view.turn_of(f), f.fact_id)
+        for f in shown
+    ]
     lines.append(markdown.table(FACT_HEAD, rows, CELL) if rows else "_(no facts)_")
     return "\n".join(lines)
 

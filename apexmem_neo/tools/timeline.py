@@ -13,7 +13,7 @@ from __future__ import annotations
 from collections.abc import Callable
 
 from apexmem_neo.errors import AmbiguousEntityError
-from apexmem_neo.ontology import Entity
+from apexmem_neo.ontology import Entity, value_text
 from apexmem_neo.ontology.types import normalize_time
 from apexmem_neo.store.protocol import FactRecord, GraphStore
 from apexmem_neo.tools import markdown
@@ -41,7 +41,7 @@ def _intervals(history: list[FactRecord]) -> list[tuple[str, str, str, str]]:
     for i, fact in enumerate(history):
         nxt = history[i + 1].t_from if i + 1 < len(history) else None
         until = fact.t_to or nxt or "now"
-        rows.append((fact.t_from, until, str(fact.value), fact.fact_id))
+        rows.append((fact.t_from, until, value_text(fact.value), fact.fact_id))
     return rows
 
 
@@ -91,7 +91,10 @@ def _timeline_text(
         except (ValueError, TypeError):
             return "\n".join(lines) + f"\n\nas_of {as_of!r} is not a date; use YYYY-MM-DD."
         held = store.as_of(found.entity_id, property, when[:10] + "T23:59:59")
-        lines += ["", f"Value on {as_of}: {held.value if held else 'nothing recorded yet'}"]
+        lines += [
+            "",
+            f"Value on {as_of}: {value_text(held.value) if held else 'nothing recorded yet'}",
+        ]
     return "\n".join(lines)
 
 

@@ -261,6 +261,8 @@ def judge_fact(fact: FactRow, conv: Conversation, names: NameMap) -> FactJudgeme
     value, or names it without asserting it (then not as the concept itself: "I quit Acme"
     may give ``previous_employer``, not ``employer``)."""
     owner, turn = owner_of(fact.entity, conv), turn_of(fact, conv)
+    if fact.value is None:
+        return _judge_end(fact, conv, owner, turn, names)
     matched = [
         (tl, v) for tl in conv.truth for v in [*tl.values(), *tl.retracted]
         if value_matches(fact.value, v)
@@ -277,6 +279,21 @@ def judge_fact(fact: FactRow, conv: Conversation, names: NameMap) -> FactJudgeme
             fact=fact, owner=owner, judged=True, correct=False, reason="unknown_value"
         )
     return FactJudgement(fact=fact, owner=owner, judged=False, correct=False, reason="other")
+
+
+def _judge_end(
+    fact: FactRow, conv: Conversation, owner: str | None, turn: GenTurn | None, names: NameMap
+) -> FactJudgement:
+    """An end (value None: the property holds no value from ``t_from``) is right when its
+    turn denies the owner's value of the concept the property names."""
+    denied = [r for r in (turn.denies if turn is not None else ()) if r.owner == owner]
+    by_concept = {tl.concept: tl for tl in conv.truth if tl.owner == owner}
+    right = any(
+        r.concept in by_concept and _names_concept(fact.property, by_concept[r.concept], names)
+        for r in denied
+    )
+    reason = "ended" if right else "wrong_end"
+    return FactJudgement(fact=fact, owner=owner, judged=True, correct=right, reason=reason)
 
 
 def recall(conv: Conversation, facts: list[FactRow]) -> list[tuple[str, str, str, bool]]:

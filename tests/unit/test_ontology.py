@@ -235,3 +235,12 @@ def test_batch_derives_missing_properties_and_lists_external_references() -> Non
     assert batch.properties[1].enum_values == ("ok", "bad")
     assert batch.external_references() == {"entity": {ANN.entity_id}, "event": {"ev_x"}}
     assert GraphBatch(entities=[ANN], facts=[fact()]).external_references() == {}
+
+
+def test_an_end_has_no_value_in_any_dtype_and_reads_as_ended() -> None:
+    from apexmem_neo.ontology import ENDED, value_text
+
+    for dtype in ("str", "int", "date"):
+        end = Fact(entity_id="e1", property="p", dtype=dtype, value=None, t_from="2024-01-01")
+        assert end.value is None and end.value_json == "null"
+    assert value_text(None) == ENDED and value_text(3) == "3"

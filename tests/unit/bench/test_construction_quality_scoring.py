@@ -234,6 +234,13 @@ def test_a_value_under_another_concepts_name_is_wrong() -> None:
     assert (judged.correct, judged.reason) == (True, "denied_as_past")
 
 
+def test_an_end_is_right_only_where_its_turn_denies_that_concept() -> None:
+    facts = [_fact("Alice", "lives_in", "Boston", 1)]
+    assert _judge(_fact("Alice", "lives_in", None, 4), facts) == (True, True, "ended")
+    assert _judge(_fact("Alice", "lives_in", None, 1), facts) == (True, False, "wrong_end")
+    assert _judge(_fact("Alice's sister", "lives_in", None, 4), facts)[1:] == (False, "wrong_end")
+
+
 def test_a_value_copied_from_another_turn_is_wrong() -> None:
     assert _judge(_fact("Alice", "lives_in", "Boston", 5)) == (True, False, "not_in_turn")
 

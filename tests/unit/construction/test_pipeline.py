@@ -490,3 +490,49 @@ def test_two_scopes_resolve_apart_each_mom_keeps_her_own_city(
         assert {p.scope for p in properties.properties.values()} == {scope}
     rows = store.connection.execute("SELECT DISTINCT scope FROM facts ORDER BY scope")
     assert [r[0] for r in rows] == ["alice", "bob"]
+
+
+def said_home(city: str, text: str) -> dict[str, Any]:
+    return event([("Alice", "Person", "Speaker")], [fact("I", "lives_in", city, text)])
+
+
+def test_a_value_said_to_end_is_ended_not_stored_again(
+    store: SQLiteGraphStore, checkpoint: Checkpoint
+) -> None:
+    """'I don't live in Denver anymore' appends an end (value None) from the time the turn
+    gives; the denied value is not stored again, and a later home follows the end."""
+    gone = "I don't live in Denver anymore; I handed back the keys last month."
+    home = "I finally found a place: Austin is home now."
+    answers = {
+        key(DENVER): said_home("Denver", DENVER),
+        key(gone): said_home("Denver", gone),
+        key(home): said_home("Austin", home),
+    }
+    pipe, _ = pipeline(store, checkpoint, answers)
+    pipe.ingest([turn(DENVER, JAN, 0, 1), turn(gone, MAR, 0, 2)])
+    history = store.history(ALICE, "lives_in")
+    assert [(f.value, f.t_from[:10]) for f in history] == [
+        ("Denver", "2024-01-15"), (None, "2024-02-01")]  # fmt: skip
+    assert store.as_of(ALICE, "lives_in", "2024-01-20").value == "Denver"  # type: ignore[union-attr]
+    assert store.as_of(ALICE, "lives_in", "2024-02-10").value is None  # type: ignore[union-attr]
+    ends = [d for d in checkpoint.decisions() if d.kind == "end"]
+    assert [d.chosen[:10] for d in ends] == ["2024-02-01"]  # type: ignore[index]
+    pipe.ingest([turn(home, "2024-04-02T10:00:00", 0, 3)])
+    assert store.current(ALICE, "lives_in").value == "Austin"  # type: ignore[union-attr]
+
+
+def test_a_change_in_one_turn_ends_nothing_and_a_passing_mention_ends_nothing(
+    store: SQLiteGraphStore, checkpoint: Checkpoint
+) -> None:
+    moved = "I don't live in Denver anymore, Austin is home now."
+    visit = "I left Denver this morning for a weekend away."
+    answers = {
+        key(DENVER): said_home("Denver", DENVER),
+        key(visit): event([("Alice", "Person", "Speaker")], []),
+        key(moved): said_home("Austin", moved),
+    }
+    pipe, _ = pipeline(store, checkpoint, answers)
+    pipe.ingest([turn(DENVER, JAN, 0, 1), turn(visit, "2024-02-10T09:00:00", 0, 2)])
+    assert [f.value for f in store.history(ALICE, "lives_in")] == ["Denver"]
+    pipe.ingest([turn(moved, MAR, 0, 3)])
+    assert [f.value for f in store.history(ALICE, "lives_in")] == ["Denver", "Austin"]

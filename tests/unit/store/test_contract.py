@@ -307,6 +307,19 @@ def test_as_of_falls_back_to_an_open_fact_when_a_later_one_closed(store: GraphSt
     assert store.current(e, "home_city").value == "Paris"  # type: ignore[union-attr]
 
 
+def test_an_end_stops_the_earlier_value_from_its_time(store: GraphStore) -> None:
+    """A fact whose value is None (an end: "I don't live in Boston anymore") is stored and
+    read like any other, so the earlier value stops applying from its t_from."""
+    write_facts(store, fact("Boston", "2020-01-01"), fact(None, "2023-01-01"))
+    e = ALICE.entity_id
+    assert store.as_of(e, "home_city", "2022-06-01").value == "Boston"  # type: ignore[union-attr]
+    ended = store.as_of(e, "home_city", "2023-06-01")
+    assert ended is not None and ended.value is None and ended.value_json == "null"
+    assert store.current(e, "home_city").value is None  # type: ignore[union-attr]
+    changes = store.changes(e, "home_city")
+    assert [(c.old_value, c.new_value) for c in changes] == [("Boston", None)]
+
+
 def test_query_times_are_normalised(store: GraphStore) -> None:
     write_facts(store, fact("Boston", "2023-01-01T10:00:00", "2023-01-01T12:00:00"))
     e = ALICE.entity_id

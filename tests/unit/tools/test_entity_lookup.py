@@ -90,3 +90,13 @@ def test_view_latest_uses_fact_order(store: SQLiteGraphStore) -> None:
     view = entity_view(store, entity)
     assert [f.value for f in view.latest()] == ["Sakura Sushi"]
     assert view.anchors() == ["2024-01-15T10:00:00", "2024-03-20T10:00:00"]
+
+
+def test_an_ended_value_reads_as_ended(store: SQLiteGraphStore) -> None:
+    from apexmem_neo.ontology import ENDED, Fact, GraphBatch
+
+    end = Fact(entity_id=ALICE, property="favourite_restaurant", dtype="str", value=None,
+               t_from="2024-05-01")  # fmt: skip
+    store.write(GraphBatch(facts=[end], scope="default"))
+    latest = str(lookup_entities(store, "Alice")).split("## Latest value per property")[1]
+    assert ENDED in latest.split("## Facts")[0] and "None" not in latest
