@@ -1,7 +1,8 @@
 """A faithful memory through the local LLM, one class of statement per test: a value changed
 in other words lands on the property that held the old one, a relative's news is filed on
 the relative, a correction replaces the value it corrects from that value's own start, a
-denied value is not stored again, and a reply that only reacts adds nothing.
+denied value is not stored again but ends the earlier one, and a reply that only reacts adds
+nothing.
 
 The turns are written for these tests (not taken from any benchmark set).
 """
@@ -127,6 +128,34 @@ def test_a_denied_value_is_not_stored_again(lm_api_base: str, tmp_path: Path) ->
     )
     later = [f for f in facts_of(store, ALICE) if f.t_from >= "2024-05-01"]
     assert all("chess" not in str(f.value).lower() for f in later), later
+    _assert_ended(store, "chess", ended_in="2024-05")
+
+
+@pytest.mark.timeout(1800)
+def test_a_home_said_to_be_left_ends_from_the_time_given(lm_api_base: str, tmp_path: Path) -> None:
+    store = build(
+        tmp_path / "moved_out.sqlite",
+        lm_api_base,
+        [
+            turn("I live in Denver, in a flat near the park.", "2024-01-05T10:00:00", 0),
+            turn(
+                "I don't live in Denver anymore; I moved out last week.", "2024-06-10T10:00:00", 1
+            ),
+        ],
+    )
+    _assert_ended(store, "denver", ended_in="2024-06")
+
+
+def _assert_ended(store: SQLiteGraphStore, value: str, ended_in: str) -> None:
+    """The property that held ``value`` now holds an end (value None) from ``ended_in``,
+    and still gives ``value`` before it."""
+    held = [f for f in facts_of(store, ALICE) if value in str(f.value).lower()]
+    assert held, values(facts_of(store, ALICE))
+    now = store.current(ALICE, held[0].property)
+    assert now is not None and now.value is None, values(store.history(ALICE, held[0].property))
+    assert now.t_from.startswith(ended_in), now.t_from
+    before = store.as_of(ALICE, held[0].property, held[0].t_from)
+    assert before is not None and value in str(before.value).lower()
 
 
 @pytest.mark.timeout(1800)
