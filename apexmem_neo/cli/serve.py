@@ -17,11 +17,13 @@ from typing import TYPE_CHECKING, Annotated
 import typer
 
 from apexmem_neo.cli.common import (
+    DbOpt,
+    JsonOpt,
     StoreName,
+    StoreOpt,
     fail,
     load_settings,
     print_json,
-    remember_json,
     user_errors,
     using_memory,
 )
@@ -30,24 +32,9 @@ if TYPE_CHECKING:
     from apexmem_neo.server.state import ServerState
 
 DEFAULT_MAX_BODY = 4 * 1024 * 1024
-StoreOpt = Annotated[
-    StoreName | None, typer.Option("--store", help="sqlite or neo4j (default APEXMEM_STORE).")
-]
-DbOpt = Annotated[
-    Path | None,
-    typer.Option(
-        "--db",
-        help="SQLite store file (default APEXMEM_HOME/data/apexmem.sqlite); with neo4j, the "
-        "construction checkpoint file.",
-    ),
-]
 IndexNameOpt = Annotated[
     str | None,
     typer.Option("--index-name", help="Search index namespace (default APEXMEM_INDEX_NAME)."),
-]
-JsonOpt = Annotated[
-    bool,
-    typer.Option("--json", help="Print one JSON document instead.", callback=remember_json),
 ]
 StateOpt = Annotated[
     Path | None,
