@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
-from typing import Final
+from typing import Any, Final
 
 from fastapi import FastAPI
 
@@ -76,4 +76,19 @@ def create_app(
     add_write_routes(app, memory, runner)
     add_key_routes(app, keys)
     app.add_middleware(BodyLimit, max_bytes=max_body_bytes)
+    _document_400_not_422(app)
     return app
+
+
+def _document_400_not_422(app: FastAPI) -> None:
+    """Drop FastAPI's 422 from the schema: invalid input answers 400 ``bad_input`` here."""
+    build = app.openapi
+
+    def openapi() -> dict[str, Any]:
+        if app.openapi_schema is None:
+            for operations in build()["paths"].values():
+                for operation in operations.values():
+                    operation.get("responses", {}).pop("422", None)
+        return app.openapi_schema or build()
+
+    app.openapi = openapi  # type: ignore[method-assign]

@@ -13,12 +13,11 @@ from dataclasses import dataclass
 from typing import Annotated
 
 from fastapi import Depends, Path, Request
+from fastapi.security import HTTPAuthorizationCredentials, HTTPBearer
 
 from apexmem_neo.memory.messages import check_scope
 from apexmem_neo.server.errors import ApiError
 from apexmem_neo.server.keys import KeyStore
-
-BEARER = "bearer "
 
 
 @dataclass(frozen=True)
@@ -44,23 +43,29 @@ class Auth:
     keys: KeyStore
     required: bool = True
 
-    def caller(self, request: Request) -> Caller:
-        """The request's caller (the dependency every route takes); 401 without a live key."""
+    def caller(self, credentials: HTTPAuthorizationCredentials | None) -> Caller:
+        """The caller the bearer ``credentials`` name; 401 without a live key."""
         if not self.required:
             return OPEN_CALLER
-        header = request.headers.get("authorization", "")
-        if not header.lower().startswith(BEARER):
+        if credentials is None:
             raise ApiError(401, "unauthorized", "no API key: send Authorization: Bearer KEY")
-        key = self.keys.authenticate(header[len(BEARER) :].strip())
+        key = self.keys.authenticate(credentials.credentials)
         if key is None:
             raise ApiError(401, "unauthorized", "the API key is unknown or revoked")
         return Caller(scopes=frozenset(key.scopes), admin=key.admin, key_id=key.key_id)
 
 
-def caller(request: Request) -> Caller:
-    """The dependency: the app's ``Auth`` reads the caller."""
+BEARER = HTTPBearer(auto_error=False, description="An API key: `apexmem keys create`.")
+
+
+def caller(
+    request: Request,
+    credentials: Annotated[HTTPAuthorizationCredentials | None, Depends(BEARER)],
+) -> Caller:
+    """The dependency every route but the schema takes: the app's ``Auth`` reads the key
+    (declared as HTTP bearer, so the OpenAPI schema names it)."""
     auth: Auth = request.app.state.auth
-    return auth.caller(request)
+    return auth.caller(credentials)
 
 
 CallerDep = Annotated[Caller, Depends(caller)]

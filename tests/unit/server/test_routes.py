@@ -132,3 +132,10 @@ def test_openapi_schema_is_versioned_and_public(served: Served) -> None:
     schema = served.client.get("/v1/openapi.json").json()
     assert "/v1/scopes/{scope}/history" in schema["paths"]
     assert "/v1/jobs/{job_id}" in schema["paths"]
+
+
+def test_the_schema_documents_the_errors_the_routes_answer(served: Served) -> None:
+    schema = served.client.get("/v1/openapi.json").json()
+    history = schema["paths"]["/v1/scopes/{scope}/history"]["get"]
+    assert set(history["responses"]) == {"200", "400", "401", "403", "404", "413", "503"}
+    assert history["security"] == [{"HTTPBearer": []}]
