@@ -351,7 +351,7 @@ class TurnMerge:
                     continue
                 if not said_to_end(last.value, text) or is_correction(text, last.value):
                     continue
-                t_from = max(when.start, last.t_from)
+                t_from = max(self._end_time(when), last.t_from)
                 batch.facts.append(
                     Fact(entity_id=entity_id, property=name, dtype=last.dtype, value=None,
                          t_from=t_from, confidence=0.9, event_id=event.event_id,
@@ -361,6 +361,12 @@ class TurnMerge:
                     turn_id, "end", f"{entity_id}.{name}", "choose_existing", chosen=t_from,
                     via="rule", rationale=f"the turn says {last.value!r} no longer holds",
                 )  # fmt: skip
+
+    def _end_time(self, when: GroundedTime) -> str:
+        """When an ended value stopped: the time words of the turn itself ("I gave it up
+        last month"), which the model's event time may miss, else the event's time."""
+        said = ground_time(find_expression(self.item.text), None, self.item.turn().anchor_datetime)
+        return when.start if said.is_default else said.start
 
     def _ending_candidates(self, batch: GraphBatch) -> list[str]:
         """The entities whose values a turn may end: its speaker and its facts' subjects
