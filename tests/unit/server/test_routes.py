@@ -139,3 +139,18 @@ def test_the_schema_documents_the_errors_the_routes_answer(served: Served) -> No
     history = schema["paths"]["/v1/scopes/{scope}/history"]["get"]
     assert set(history["responses"]) == {"200", "400", "401", "403", "404", "413", "503"}
     assert history["security"] == [{"HTTPBearer": []}]
+
+
+def test_a_scope_with_slashes_and_search_kinds(served: Served) -> None:
+    key = served.keys.create(["team/alice", "alice"]).key
+    body = {"messages": [{"name": "Al", "content": "We ship on Friday."}], "extract": False}
+    queued = served.call("POST", "/v1/scopes/team/alice/messages", key, json=body).json()
+    assert wait_job(served, queued["job_id"], key)["state"] == "done"
+    for path in ("/v1/scopes/team/alice/turns", "/v1/scopes/team%2Falice/turns"):
+        page = served.call("GET", path, key).json()
+        assert page["scope"] == "team/alice" and len(page["items"]) == 1
+    assert served.call("GET", "/v1/scopes", key).json() == {"scopes": ["alice", "team/alice"]}
+    found = served.call(
+        "GET", f"{A}/search", key, params={"q": "sushi restaurant", "kinds": ["turn"]}
+    ).json()
+    assert found["turns"] and not (found["entities"] or found["properties"] or found["events"])
