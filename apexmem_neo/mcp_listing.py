@@ -24,6 +24,10 @@ AfterArg = Annotated[
     Field(description="The `next` cursor of the previous page (omit for the first page)."),
 ]
 LimitArg = Annotated[int, Field(ge=1, le=1000, description="At most this many items.")]
+MetadataArg = Annotated[
+    dict[str, str | int | float | bool | None] | None,
+    Field(description="Only turns whose metadata holds each of these keys with this value."),
+]
 ScopeArg = Annotated[
     str, Field(description="Whose memory: a user or agent id (default: the server's scope).")
 ]
@@ -57,11 +61,12 @@ def add_listing_tools(server: Any, memory: Memory, default: str, add: AddTool) -
 
     def turns(
         session: str | None = None,
+        metadata: MetadataArg = None,
         after: AfterArg = None,
         limit: LimitArg = PAGE_LIMIT,
         scope: ScopeArg = default,
     ) -> str:
-        found = memory.turns(scope, session=session, after=after, limit=limit)
+        found = memory.turns(scope, session=session, metadata=metadata, after=after, limit=limit)
         return found.model_dump_json()
 
     def entities(
@@ -92,7 +97,8 @@ def add_listing_tools(server: Any, memory: Memory, default: str, add: AddTool) -
         turns,
         "Turns",
         "The scope's turns in conversation order, or one session's (session: its name as "
-        "ingested, or its id), a page at a time." + PAGED,
+        "ingested, or its id), or only those whose metadata holds every key of metadata "
+        "with an equal value, a page at a time." + PAGED,
         True,
     )
     add(

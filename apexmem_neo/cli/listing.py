@@ -3,10 +3,13 @@
 Listings are keyset paged: each prints at most ``--limit`` rows and, when more follow, a
 ``next:`` line with the cursor to pass as ``--after``. A scope that holds nothing prints an
 empty table and, on stderr, the scopes that do hold rows (``--json`` carries it as ``hint``).
+``turns --metadata key=value`` (repeatable) lists only the turns whose metadata holds every
+given key with that value.
 """
 
 from __future__ import annotations
 
+import json
 import shlex
 from collections.abc import Sequence
 from typing import TYPE_CHECKING, Annotated, Any, Final
@@ -33,6 +36,15 @@ LIST_LIMIT: Final = 100
 AfterOpt = Annotated[
     str | None,
     typer.Option("--after", help="The cursor a previous page printed as next: (its next page)."),
+]
+MetadataOpt = Annotated[
+    list[str] | None,
+    typer.Option(
+        "--metadata",
+        metavar="KEY=VALUE",
+        help="Only turns whose metadata has KEY equal to VALUE (repeatable: all must hold; "
+        'VALUE is read as JSON when it is a number, true, false, null or "quoted").',
+    ),
 ]
 LimitOpt = Annotated[
     int, typer.Option("--limit", min=1, max=10_000, help="At most this many rows.")
@@ -70,6 +82,7 @@ def turns(
         str | None,
         typer.Option("--session", help="Only this session (its name as added, or its id)."),
     ] = None,
+    metadata: MetadataOpt = None,
     after: AfterOpt = None,
     limit: LimitOpt = LIST_LIMIT,
     store: StoreOpt = None,
@@ -77,10 +90,45 @@ def turns(
     as_json: JsonOpt = False,
 ) -> None:
     """List the scope's turns in conversation order, session by session."""
+    wanted = metadata_filter(metadata)
     with using_memory(store, db, None, create=False) as memory:
-        found = memory.turns(scope, session=session, after=after, limit=limit)
-    rows = [(t.anchor_datetime, t.speaker, t.text, t.session_id, t.seq) for t in found.items]
-    show(found, ("time", "speaker", "text", "session_id", "seq"), rows, as_json)
+        found = memory.turns(scope, session=session, metadata=wanted, after=after, limit=limit)
+    head: tuple[str, ...] = ("time", "speaker", "text", "session_id", "seq")
+    rows: list[tuple[Any, ...]] = [
+        (t.anchor_datetime, t.speaker, t.text, t.session_id, t.seq) for t in found.items
+    ]
+    if any(t.metadata for t in found.items):
+        head += ("metadata",)
+        rows = [(*row, _shown(t.metadata)) for row, t in zip(rows, found.items, strict=True)]
+    show(found, head, rows, as_json)
+
+
+def metadata_filter(pairs: Sequence[str] | None) -> dict[str, Any]:
+    """``--metadata key=value`` options as a filter: a value that reads as a JSON scalar
+    (``3``, ``1.5``, ``true``, ``null``, ``"3"``) is that value, any other text is the text
+    itself; ``typer.BadParameter`` for an option without ``=`` or a key given twice."""
+    wanted: dict[str, Any] = {}
+    for pair in pairs or ():
+        key, sep, raw = pair.partition("=")
+        if not sep or not key:
+            raise typer.BadParameter(f"{pair!r}: write key=value", param_hint="--metadata")
+        if key in wanted:
+            raise typer.BadParameter(f"key {key!r} given twice", param_hint="--metadata")
+        wanted[key] = _scalar(raw)
+    return wanted
+
+
+def _scalar(raw: str) -> Any:
+    """``raw`` as the JSON scalar it spells, else as plain text."""
+    try:
+        value = json.loads(raw)
+    except ValueError:
+        return raw
+    return raw if isinstance(value, list | dict) else value
+
+
+def _shown(metadata: dict[str, Any]) -> str:
+    return json.dumps(metadata, ensure_ascii=False, sort_keys=True)
 
 
 def entities(

@@ -1,4 +1,5 @@
-"""`apexmem search QUERY`: hybrid (dense + BM25) search over the memory, without an LLM."""
+"""`apexmem search QUERY`: hybrid (dense + BM25) search over the memory, without an LLM;
+``--metadata key=value`` (repeatable) keeps the turns whose metadata matches."""
 
 from __future__ import annotations
 
@@ -17,6 +18,7 @@ from apexmem_neo.cli.common import (
     using_memory,
     warn_if_unindexed,
 )
+from apexmem_neo.cli.listing import MetadataOpt, metadata_filter
 from apexmem_neo.search import DocKind, SearchResults
 from apexmem_neo.tools import markdown
 
@@ -30,18 +32,22 @@ def search(
         list[DocKind] | None,
         typer.Option("--kind", help="Only this kind of document (repeatable; default: all)."),
     ] = None,
+    metadata: MetadataOpt = None,
     scope: ScopeOpt = DEFAULT_SCOPE,
     store: StoreOpt = None,
     db: DbOpt = None,
     index_name: IndexNameOpt = None,
     as_json: JsonOpt = False,
 ) -> None:
-    """Search the memory's entities, properties, events and turns (best first per kind)."""
+    """Search the memory's entities, properties, events and turns (best first per kind); with
+    --metadata only turns whose metadata matches."""
     from apexmem_neo.memory.listing import empty_scope_hint
 
+    wanted = metadata_filter(metadata)
+    shown = [DocKind.TURN] if wanted else kind
     with using_memory(store, db, index_name, create=False) as memory:
         if warn_if_unindexed(memory, store, db, index_name):
-            found = memory.search(text, scope=scope, k=k, kinds=kind)
+            found = memory.search(text, scope=scope, k=k, kinds=kind, metadata=wanted)
         else:  # nothing to rank: skip loading the embedding model
             found = SearchResults(query=text)
         if found.empty and found.hint is None:  # not searched: no index
@@ -49,7 +55,7 @@ def search(
     if as_json:
         print_json(found.model_dump(mode="json"))
     else:
-        typer.echo(results_markdown(found, kind))
+        typer.echo(results_markdown(found, shown))
     if found.hint is not None:  # on stderr: the JSON on stdout stays one document
         typer.echo(found.hint, err=True)
 

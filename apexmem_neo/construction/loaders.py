@@ -35,11 +35,12 @@ from datetime import datetime
 from pathlib import Path
 from typing import Any, Literal
 
-from pydantic import BaseModel, ConfigDict
+from pydantic import BaseModel, ConfigDict, Field, field_validator
 
 from apexmem_neo.errors import LoaderError as LoaderError
 from apexmem_neo.ontology import Session, Turn
 from apexmem_neo.ontology.ids import session_id, session_number
+from apexmem_neo.ontology.metadata import Metadata, check_metadata
 from apexmem_neo.ontology.types import IsoTime, normalize_time
 
 InputFormat = Literal["auto", "locomo", "jsonl"]
@@ -86,6 +87,13 @@ class TurnInput(BaseModel):
     listener: str | None = None
     text: str
     anchor: IsoTime
+    metadata: Metadata = Field(default_factory=dict)
+    """The caller's metadata, stored with the turn (``Turn.metadata``)."""
+
+    @field_validator("metadata", mode="before")
+    @classmethod
+    def _metadata(cls, value: Any) -> Metadata:
+        return check_metadata(value)
 
     @property
     def scope(self) -> str:
@@ -111,6 +119,7 @@ class TurnInput(BaseModel):
             listener=self.listener,
             text=self.text,
             anchor_datetime=self.anchor,
+            metadata=self.metadata,
         )
 
 

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import asyncio
 import functools
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from pathlib import Path
 from types import TracebackType
 from typing import Any, Self, TypeVar
@@ -23,6 +23,7 @@ from apexmem_neo.memory.messages import Message
 from apexmem_neo.memory.results import AddResult, EntityHistory, MemoryStats
 from apexmem_neo.memory.transfer import ExportResult, ImportResult, Target
 from apexmem_neo.ontology import Entity, Session, Turn
+from apexmem_neo.ontology.metadata import MetadataValue
 from apexmem_neo.ontology.types import TimeLike
 from apexmem_neo.query.backend import Language, QueryResult
 from apexmem_neo.search import DocKind, SearchResults
@@ -83,8 +84,11 @@ class AsyncMemory:
         scope: str,
         k: int = 10,
         kinds: Iterable[DocKind | str] | None = None,
+        metadata: Mapping[str, MetadataValue] | None = None,
     ) -> SearchResults:
-        return await _run(self.memory.search, query, scope=scope, k=k, kinds=kinds)
+        return await _run(
+            self.memory.search, query, scope=scope, k=k, kinds=kinds, metadata=metadata
+        )
 
     async def ask(
         self,
@@ -169,10 +173,13 @@ class AsyncMemory:
         scope: str,
         *,
         session: str | None = None,
+        metadata: Mapping[str, MetadataValue] | None = None,
         after: str | None = None,
         limit: int = LIST_LIMIT,
     ) -> Listing[Turn]:
-        return await _run(self.memory.turns, scope, session=session, after=after, limit=limit)
+        return await _run(
+            self.memory.turns, scope, session=session, metadata=metadata, after=after, limit=limit
+        )
 
     async def entities(
         self, scope: str, *, after: str | None = None, limit: int = LIST_LIMIT

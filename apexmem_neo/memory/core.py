@@ -25,7 +25,7 @@ from __future__ import annotations
 
 import threading
 import time
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from types import TracebackType
@@ -49,7 +49,7 @@ from apexmem_neo.construction.pipeline import (
 from apexmem_neo.errors import NoLanguageModelError as NoLanguageModelError
 from apexmem_neo.errors import NoSearchIndexError as NoSearchIndexError
 from apexmem_neo.memory.forget import ForgetResult, erasure_target, forget
-from apexmem_neo.memory.listing import Listings, empty_scope_hint
+from apexmem_neo.memory.listing import Listings, checked_filter, empty_scope_hint
 from apexmem_neo.memory.messages import (
     DEFAULT_SESSION,
     Message,
@@ -60,6 +60,7 @@ from apexmem_neo.memory.messages import (
     read_messages,
     scope_turns,
 )
+from apexmem_neo.memory.metadata_search import search_with_metadata
 from apexmem_neo.memory.results import (
     AddedTurn,
     AddResult,
@@ -77,6 +78,7 @@ from apexmem_neo.memory.transfer import (
 )
 from apexmem_neo.memory.views import ScopedSearcher, scoped_backend
 from apexmem_neo.ontology import Entity, GraphBatch, ids
+from apexmem_neo.ontology.metadata import MetadataValue
 from apexmem_neo.ontology.types import TimeLike, normalize_time
 from apexmem_neo.query.backend import Language, QueryBackend, QueryLimits, QueryResult
 from apexmem_neo.search import DocKind, HybridSearch, SearchFilters, SearchResults
@@ -409,14 +411,23 @@ class Memory(Listings):
         scope: str,
         k: int = 10,
         kinds: Iterable[DocKind | str] | None = None,
+        metadata: Mapping[str, MetadataValue] | None = None,
     ) -> SearchResults:
         """Hybrid (dense + BM25) search: the top ``k`` entities, properties, events and turns
         (or only ``kinds``); nothing found in a scope that holds nothing sets ``hint`` to the
-        scopes that do."""
+        scopes that do. With ``metadata`` only turns whose metadata holds every given key
+        with an equal value: the index cannot filter on metadata, so the hits are filtered
+        after retrieval, over-fetching to still return ``k`` where the index ranks that many
+        (``apexmem_neo.memory.metadata_search``)."""
         check_scope(scope)
         search = ScopedSearcher(self._require_search(), scope, self._ensure_search)
         chosen = tuple(DocKind(k_) for k_ in kinds) if kinds is not None else None
-        found = search.search(query, k, SearchFilters(kinds=chosen))
+        wanted = checked_filter(metadata)
+        if wanted:
+            store = ScopedStore(self.store, scope)
+            found = search_with_metadata(search, store, query, k, chosen, wanted)
+        else:
+            found = search.search(query, k, SearchFilters(kinds=chosen))
         if found.empty:
             found.hint = empty_scope_hint(self.store, scope)
         return found

@@ -14,12 +14,14 @@ from __future__ import annotations
 
 import base64
 import binascii
+from collections.abc import Mapping
 from typing import Any, Final, Generic, cast
 
 from apexmem_neo.construction.candidates import stored_property_name
-from apexmem_neo.errors import UnknownSessionError
+from apexmem_neo.errors import InvalidInputError, UnknownSessionError
 from apexmem_neo.memory.messages import check_scope
 from apexmem_neo.ontology import Entity, Session, Turn, ids
+from apexmem_neo.ontology.metadata import Metadata, MetadataValue, check_metadata
 from apexmem_neo.store import pages
 from apexmem_neo.store.pages import Kind, Page, check_limit, every_item
 from apexmem_neo.store.protocol import FactRecord, GraphStore, InvalidCursorError, Item
@@ -85,16 +87,20 @@ class Listings:
         scope: str,
         *,
         session: str | None = None,
+        metadata: Mapping[str, MetadataValue] | None = None,
         after: str | None = None,
         limit: int = LIST_LIMIT,
     ) -> Listing[Turn]:
         """The scope's turns in conversation order, session by session, or one ``session``'s
         (its name as given to ``add(session=...)``, LOCOMO's ``session_N``, or its id);
-        ``UnknownSessionError`` when the scope holds no such session."""
+        ``UnknownSessionError`` when the scope holds no such session. With ``metadata`` only
+        the turns whose metadata holds every given key with an equal value (the store
+        filters, so a page still holds ``limit`` of them where there are that many)."""
         filters = None
         if session is not None:
             filters = {"session_id": self._session_id(scope, session)}
-        return self._list(pages.TURNS, scope, after, limit, filters)
+        wanted = checked_filter(metadata)
+        return self._list(pages.TURNS, scope, after, limit, filters, wanted)
 
     def entities(
         self, scope: str, *, after: str | None = None, limit: int = LIST_LIMIT
@@ -133,11 +139,14 @@ class Listings:
         after: str | None,
         limit: int,
         filters: dict[str, str] | None = None,
+        metadata: Metadata | None = None,
     ) -> Listing[Item]:
         store = ScopedStore(self.store, check_scope(scope))
         limit = check_limit(limit)
         try:
-            page = store.page(kind, after=read_cursor(after), limit=limit, filters=filters)
+            page = store.page(
+                kind, after=read_cursor(after), limit=limit, filters=filters, metadata=metadata
+            )
         except InvalidCursorError:
             raise InvalidCursorError(str(after), NOT_A_CURSOR) from None
         hint = empty_scope_hint(self.store, scope) if not page.items and after is None else None
@@ -161,6 +170,15 @@ class Listings:
             f"no session {name!r} in scope {scope!r}; its sessions: {listed}. Name a session "
             "as it was given (add(session=...), LOCOMO's session_N) or by id"
         )
+
+
+def checked_filter(metadata: Mapping[str, MetadataValue] | None) -> Metadata:
+    """A metadata filter as a dict (``{}`` for none); ``InvalidInputError`` naming the
+    problem when it is not metadata a turn could hold."""
+    try:
+        return check_metadata(metadata)
+    except ValueError as exc:
+        raise InvalidInputError(f"metadata filter: {exc}") from None
 
 
 def _scope_property(store: ScopedStore, asked: str) -> str:

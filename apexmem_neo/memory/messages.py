@@ -1,12 +1,13 @@
 """Chat messages -> ``TurnInput``s: what ``Memory.add`` accepts, made into turns of one session;
 and the checks every entry that stores turns applies (scope names, text, turn length).
 
-A message is an OpenAI-style dict (``role``, ``content``, optional ``name`` and
-``timestamp``), a plain string (said by the user) or a ``TurnInput`` (taken as it is). The
-speaker is the message's ``name``, else its role ("user" -> "User"); when a session has two
-speakers each one's listener is the other. Turns are numbered from the first number the store
-reserved for them (``GraphStore.reserve_turn_seqs``), so every ``add`` appends, and two writers
-of one session never share a number. A message without a ``timestamp`` takes ``at``, else the
+A message is an OpenAI-style dict (``role``, ``content``, optional ``name``, ``timestamp``
+and ``metadata``: a dict of string keys to JSON scalars, stored with the turn), a plain
+string (said by the user) or a ``TurnInput`` (taken as it is). The speaker is the message's
+``name``, else its role ("user" -> "User"); when a session has two speakers each one's
+listener is the other. Turns are numbered from the first number the store reserved for them
+(``GraphStore.reserve_turn_seqs``), so every ``add`` appends, and two writers of one session
+never share a number. A message without a ``timestamp`` takes ``at``, else the
 time of the message before it, else now.
 
 Everything is checked before anything is stored: a bad message fails the whole call with
@@ -18,7 +19,7 @@ from __future__ import annotations
 import re
 import unicodedata
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from datetime import UTC, date, datetime
 from pathlib import Path
 from typing import Any, Final, TypeAlias
@@ -27,6 +28,7 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from apexmem_neo.construction.loaders import TurnInput, text_problem
 from apexmem_neo.errors import InvalidInputError as InvalidInputError
+from apexmem_neo.ontology.metadata import Metadata, check_metadata, metadata_problem
 from apexmem_neo.ontology.types import TimeLike, normalize_time
 from apexmem_neo.settings import MAX_TURN_CHARS, MAX_TURN_CHARS_LIMIT
 
@@ -48,6 +50,9 @@ class ChatMessage(BaseModel):
     name: str | None = None
     timestamp: str | datetime | date | None = None
     """An ISO 8601 string or a ``datetime``/``date`` (naive means UTC, like ``at``)."""
+    metadata: Any = None
+    """The caller's own keys and JSON scalars, stored with the turn; checked by
+    ``_check_message`` so a bad one is named like every other problem of a message."""
 
 
 @dataclass(frozen=True)
@@ -58,6 +63,7 @@ class Said:
     listener: str | None
     text: str
     anchor: str
+    metadata: Metadata = field(default_factory=dict)
 
 
 def check_scope(scope: str) -> str:
@@ -144,12 +150,16 @@ def _parse(message: Message, index: int) -> ChatMessage | TurnInput:
 
 
 def _check_message(message: ChatMessage, index: int, max_chars: int) -> None:
-    """The message's texts are storable and its content fits in a turn."""
-    for field in ("content", "role", "name", "timestamp"):
-        value = getattr(message, field)
+    """The message's texts are storable, its content fits in a turn and its metadata is a
+    dict of string keys to JSON scalars."""
+    for name in ("content", "role", "name", "timestamp"):
+        value = getattr(message, name)
         if isinstance(value, str):
-            check_text(value, f"message {index}: {field}")
+            check_text(value, f"message {index}: {name}")
     check_length(message.content, max_chars, f"message {index}: content")
+    problem = metadata_problem(message.metadata) if message.metadata is not None else None
+    if problem is not None:
+        raise InvalidInputError(f"message {index}: metadata {problem}")
 
 
 def _anchor(message: ChatMessage, at: TimeLike | None, index: int) -> str:
@@ -188,7 +198,8 @@ def read_messages(
         speaker = _speaker(item)
         others = [s for s in speakers if s != speaker]
         at = _anchor(item, at, index)  # a later message without a time is no earlier
-        read.append(Said(speaker, others[0] if len(others) == 1 else None, item.content, at))
+        listener = others[0] if len(others) == 1 else None
+        read.append(Said(speaker, listener, item.content, at, check_metadata(item.metadata)))
     return read
 
 
@@ -218,6 +229,7 @@ def number_turns(
                 listener=item.listener,
                 text=item.text,
                 anchor=item.anchor,
+                metadata=item.metadata,
             )
         )
         seq += 1

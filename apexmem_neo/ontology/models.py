@@ -23,6 +23,7 @@ from pydantic import (
 )
 
 from apexmem_neo.ontology import ids
+from apexmem_neo.ontology.metadata import Metadata, check_metadata
 from apexmem_neo.ontology.types import (
     DType,
     EntityType,
@@ -68,7 +69,15 @@ class Turn(OntologyModel):
     text: str
     anchor_datetime: IsoTime = Field(validation_alias=AliasChoices("anchor_datetime", "anchor"))
     recorded_at: IsoTime | None = None
+    metadata: Metadata = Field(default_factory=dict)
+    """The caller's own keys and JSON scalars (``apexmem_neo.ontology.metadata``), stored as
+    the column ``metadata_json``; not part of the id, so a turn written again keeps its first."""
     turn_id: str = ""
+
+    @field_validator("metadata", mode="before")
+    @classmethod
+    def _metadata(cls, value: Any) -> Metadata:
+        return check_metadata(value)
 
     @model_validator(mode="after")
     def _fill_id(self) -> Self:

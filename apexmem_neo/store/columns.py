@@ -31,6 +31,7 @@ from apexmem_neo.ontology import (
     Turn,
 )
 from apexmem_neo.ontology.ids import property_id
+from apexmem_neo.ontology.metadata import metadata_json, read_metadata
 from apexmem_neo.store.protocol import FactRecord
 
 COLUMNS: Final[dict[str, tuple[str, ...]]] = {
@@ -45,6 +46,7 @@ COLUMNS: Final[dict[str, tuple[str, ...]]] = {
         "anchor_datetime",
         "recorded_at",
         "scope",
+        "metadata_json",
     ),
     "entities": (
         "entity_id",
@@ -103,7 +105,9 @@ COLUMNS: Final[dict[str, tuple[str, ...]]] = {
     ),
 }
 """Column names per table, in SQL order; also the Neo4j node / relationship properties.
-Every row ends with the scope it belongs to (``GraphBatch.scope``)."""
+Every row holds the scope it belongs to (``GraphBatch.scope``), after the table's first
+columns; a column a later migration added (a turn's ``metadata_json``) follows it, as in the
+SQLite table."""
 
 PRIMARY_KEYS: Final[dict[str, tuple[str, ...]]] = {
     "sessions": ("session_id",),
@@ -140,6 +144,7 @@ def turn_values(t: Turn, default: str, scope: str) -> Values:
         t.anchor_datetime,
         t.recorded_at or default,
         scope,
+        metadata_json(t.metadata),
     )
 
 
@@ -331,6 +336,7 @@ def turn_from_row(row: Mapping[str, Any]) -> Turn:
         text=row["text"],
         anchor_datetime=row["anchor_datetime"],
         recorded_at=row["recorded_at"],
+        metadata=read_metadata(row["metadata_json"]),
     )
 
 

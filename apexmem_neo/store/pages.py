@@ -1,12 +1,14 @@
 """Typed, keyset-paged reads of one scope's rows, kind by kind (``GraphStore.page``).
 
 A ``Kind`` names a table, the model its rows read back as, its key (the columns of a
-stable, unique order that an index serves on SQLite and on Neo4j) and the columns a read
-may filter on by equality. A ``Page`` holds up to ``limit`` items in key order and
-``next``, the cursor after its last item (None on the last page); passing it as ``after``
-reads on from there. Keyset, never OFFSET: every page costs the same wherever it starts,
-and a row written meanwhile may show up in a later page but never makes a page skip one.
-A cursor is the last item's key as a JSON list: opaque to callers, checked when read back.
+stable, unique order that an index serves on SQLite and on Neo4j), the columns a read
+may filter on by equality and whether its rows carry metadata a read may filter on (turns:
+every given key equal, as ``apexmem_neo.ontology.metadata.matches`` says). A ``Page`` holds
+up to ``limit`` items in key order and ``next``, the cursor after its last item (None on the
+last page); passing it as ``after`` reads on from there. Keyset, never OFFSET: every page
+costs the same wherever it starts, and a row written meanwhile may show up in a later page but
+never makes a page skip one. A cursor is the last item's key as a JSON list: opaque to
+callers, checked when read back.
 """
 
 from __future__ import annotations
@@ -19,6 +21,7 @@ from typing import Any, Final, Generic, cast
 from pydantic import BaseModel, ConfigDict
 
 from apexmem_neo.ontology import Entity, Event, EventParticipant, Evidence, Property, Session, Turn
+from apexmem_neo.ontology.metadata import Metadata, MetadataValue, check_metadata
 from apexmem_neo.store import columns
 from apexmem_neo.store.protocol import MAX_PAGE_LIMIT, FactRecord, InvalidCursorError, Item
 
@@ -44,6 +47,8 @@ class Kind(Generic[Item]):
     model: type[Item]
     key: tuple[str, ...]
     filters: tuple[str, ...] = ()
+    metadata: bool = False
+    """Whether its rows hold ``metadata_json`` that a page may filter on."""
 
     def cursor(self, row: Mapping[str, Any]) -> str:
         """The cursor after ``row`` (a row of this kind's table)."""
@@ -82,6 +87,14 @@ class Kind(Generic[Item]):
                 raise ValueError(f"filter {column} must be a string, got {value!r}")
         return given
 
+    def checked_metadata(self, metadata: Mapping[str, MetadataValue] | None) -> Metadata:
+        """``metadata`` as a dict (``{}`` for none), after checking it is metadata and that
+        this kind's rows carry some; ValueError otherwise."""
+        wanted = check_metadata(metadata)
+        if wanted and not self.metadata:
+            raise ValueError(f"{self.table} pages have no metadata to filter on")
+        return wanted
+
     def read(self, row: Mapping[str, Any]) -> Item:
         """The item a row of this kind's table reads back as."""
         return cast(Item, columns.FROM_ROW[self.table](row))
@@ -93,7 +106,7 @@ class Kind(Generic[Item]):
 
 
 SESSIONS: Final = Kind("sessions", Session, ("session_id",), ("session_id",))
-TURNS: Final = Kind("turns", Turn, ("session_id", "seq", "turn_id"), ("session_id",))
+TURNS: Final = Kind("turns", Turn, ("session_id", "seq", "turn_id"), ("session_id",), True)
 """Turns in conversation order within each session (the order of the NEXT chain)."""
 ENTITIES: Final = Kind("entities", Entity, ("norm_name", "entity_type", "entity_id"))
 """Entities by normalised name (the scope's entity name index serves it on SQLite)."""

@@ -61,14 +61,16 @@ Lookups
     entity_id: the names a read resolves a mention against (``apexmem_neo.tools.names``).
 
 Pages
-    ``page(kind, scope=, after=, limit=, filters=)`` reads one scope's rows of one kind
-    (``apexmem_neo.store.pages``: sessions, turns, entities, properties, evidence, events,
-    participants, facts) as the ontology's models (``FactRecord`` for facts), ``limit`` at a
-    time in the kind's key order, keyset-paged: ``Page.next`` is the cursor to pass as
-    ``after`` for the page that follows, None on the last page. ``filters`` are equalities
-    on the columns the kind allows (a turn's session, a fact's entity and property). An
-    unreadable cursor raises ``InvalidCursorError``. ``scopes()`` lists every scope holding a
-    row, sorted; ``counts(scope)`` counts one scope's rows.
+    ``page(kind, scope=, after=, limit=, filters=, metadata=)`` reads one scope's rows of
+    one kind (``apexmem_neo.store.pages``: sessions, turns, entities, properties, evidence,
+    events, participants, facts) as the ontology's models (``FactRecord`` for facts),
+    ``limit`` at a time in the kind's key order, keyset-paged: ``Page.next`` is the cursor to
+    pass as ``after`` for the page that follows, None on the last page. ``filters`` are
+    equalities on the columns the kind allows (a turn's session, a fact's entity and
+    property); ``metadata`` keeps the turns whose metadata holds every given key with the
+    same JSON value (``apexmem_neo.ontology.metadata.matches``). An unreadable cursor raises
+    ``InvalidCursorError``. ``scopes()`` lists every scope holding a row, sorted;
+    ``counts(scope)`` counts one scope's rows.
 
 Erasure
     ``erase(target)`` is the one exception to append-only (``apexmem_neo.store.erasure``);
@@ -95,6 +97,7 @@ from apexmem_neo.errors import StoreNotReadyError as StoreNotReadyError
 from apexmem_neo.errors import UnknownReferenceError as UnknownReferenceError
 from apexmem_neo.ontology import DType, Entity, EntityType, Event, GraphBatch
 from apexmem_neo.ontology.ids import DEFAULT_SCOPE
+from apexmem_neo.ontology.metadata import MetadataValue
 from apexmem_neo.ontology.types import TimeLike, normalize_time
 from apexmem_neo.store.erasure import Erasure, ErasureTarget
 from apexmem_neo.store.timeutil import is_time, just_before
@@ -194,6 +197,7 @@ class GraphStore(Protocol):
         after: str | None = None,
         limit: int = DEFAULT_PAGE_LIMIT,
         filters: Mapping[str, str] | None = None,
+        metadata: Mapping[str, MetadataValue] | None = None,
     ) -> Page[Item]: ...
 
     def get_entity(self, entity_id: str, scope: str | None = None) -> Entity | None: ...

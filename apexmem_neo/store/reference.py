@@ -12,6 +12,7 @@ from collections.abc import Collection, Mapping
 
 from apexmem_neo.ontology import Entity, EntityType, Event, GraphBatch
 from apexmem_neo.ontology.ids import DEFAULT_SCOPE, normalize_text
+from apexmem_neo.ontology.metadata import MetadataValue, matches, read_metadata
 from apexmem_neo.ontology.types import TimeLike, normalize_time
 from apexmem_neo.store import columns
 from apexmem_neo.store.erasure import Erasure, ErasureTarget
@@ -199,15 +200,18 @@ class InMemoryGraphStore:
         after: str | None = None,
         limit: int = DEFAULT_PAGE_LIMIT,
         filters: Mapping[str, str] | None = None,
+        metadata: Mapping[str, MetadataValue] | None = None,
     ) -> Page[Item]:
-        """The rule written out: the scope's rows that pass the filters, in key order, those
-        whose key comes after the cursor's, ``limit`` of them."""
+        """The rule written out: the scope's rows that pass the filters and hold the
+        metadata, in key order, those whose key comes after the cursor's, ``limit`` of them."""
         wanted = {"scope": scope, **kind.checked_filters(filters)}
+        tags = kind.checked_metadata(metadata)
         start = kind.after_key(after, wanted)
         rows = [
             row
             for row in self.tables[kind.table].values()
             if all(row[column] == value for column, value in wanted.items())
+            and (not tags or matches(read_metadata(row["metadata_json"]), tags))
             and (start is None or _key(kind, row) > tuple(start))
         ]
         rows.sort(key=lambda row: _key(kind, row))

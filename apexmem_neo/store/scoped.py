@@ -10,6 +10,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 
 from apexmem_neo.ontology import Entity, EntityType, Event, GraphBatch
+from apexmem_neo.ontology.metadata import MetadataValue
 from apexmem_neo.ontology.types import TimeLike
 from apexmem_neo.store.erasure import Erasure, ErasureTarget
 from apexmem_neo.store.pages import Kind, Page
@@ -65,9 +66,12 @@ class ScopedStore:
         after: str | None = None,
         limit: int = DEFAULT_PAGE_LIMIT,
         filters: Mapping[str, str] | None = None,
+        metadata: Mapping[str, MetadataValue] | None = None,
     ) -> Page[Item]:
         """A page of the view's own scope, whatever ``scope`` asks."""
-        return self.store.page(kind, scope=self.scope, after=after, limit=limit, filters=filters)
+        return self.store.page(
+            kind, scope=self.scope, after=after, limit=limit, filters=filters, metadata=metadata
+        )
 
     def get_entity(self, entity_id: str, scope: str | None = None) -> Entity | None:
         return self.store.get_entity(entity_id, scope=self.scope)

@@ -4,7 +4,9 @@ Each kind has a query file ``cypher/queries/page_<kind>.cypher`` and, where a fi
 the first columns of its key, one more per such filter (a session's turns, an entity's
 facts, one session): its index then seeks those columns by equality and the next one as a
 range from the cursor. A filter that fixes no key column (facts of one property across
-entities) is a parameter of the kind's own query, null when unused.
+entities) is a parameter of the kind's own query, null when unused. The turn queries also
+take ``$metadata``, the wanted metadata as canonical ``[key, value]`` strings that a turn's
+``metadata_pairs`` must all hold (none wanted: an empty list).
 """
 
 from __future__ import annotations
@@ -12,6 +14,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any, Final
 
+from apexmem_neo.ontology.metadata import MetadataValue, metadata_pairs
 from apexmem_neo.store.pages import INT_KEY_COLUMNS, Kind, check_limit, fixed_prefix
 from apexmem_neo.store.protocol import Item
 
@@ -36,7 +39,12 @@ FILTER_PARAMETERS: Final = ("session_id", "entity_id", "property")
 
 
 def page_query(
-    kind: Kind[Item], scope: str, after: str | None, limit: int, filters: Mapping[str, str] | None
+    kind: Kind[Item],
+    scope: str,
+    after: str | None,
+    limit: int,
+    filters: Mapping[str, str] | None,
+    metadata: Mapping[str, MetadataValue] | None = None,
 ) -> tuple[str, dict[str, Any]]:
     """The name of the query reading this page and its parameters (``$limit`` asks for one
     row more than the page holds)."""
@@ -50,6 +58,7 @@ def page_query(
         "after": start or [],
         "from": _range_start(kind, fixed, start),
         "limit": check_limit(limit) + 1,
+        "metadata": metadata_pairs(kind.checked_metadata(metadata)),
     }
     return PAGE_QUERIES[(kind.table, fixed)], params
 

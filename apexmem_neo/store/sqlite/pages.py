@@ -1,6 +1,7 @@
 """Keyset pages, scope counts and the list of scopes on SQLite (``GraphStore.page``).
 
-A page is one SELECT over the kind's table: the scope and the filters as equalities, the
+A page is one SELECT over the kind's table: the scope and the filters as equalities, each
+wanted metadata entry as a ``json_each`` row of the same key, JSON type and value, the
 key's first column from the cursor on (a range its index seeks, so a page reads only its
 own rows and the next one), the whole key compared as a row value past the cursor's, in
 key order, one row more than the page holds. Table and column names come from the fixed
@@ -9,11 +10,13 @@ kinds and ``columns.COLUMNS``; values are always parameters.
 
 from __future__ import annotations
 
+import json
 import sqlite3
 from collections.abc import Mapping
 from functools import cache
 from typing import Final
 
+from apexmem_neo.ontology.metadata import MetadataValue
 from apexmem_neo.store import columns
 from apexmem_neo.store.pages import Kind, Page, check_limit, fixed_prefix, page_of
 from apexmem_neo.store.protocol import TABLES, Item, StoreCounts
@@ -24,9 +27,17 @@ participant its event, all in the same scope."""
 
 
 @cache
-def page_sql(table: str, key: tuple[str, ...], filters: tuple[str, ...], after: bool) -> str:
-    """The SELECT of one page of ``table`` (``after``: past a cursor's key ``:k0``...)."""
+def page_sql(
+    table: str, key: tuple[str, ...], filters: tuple[str, ...], after: bool, tags: int = 0
+) -> str:
+    """The SELECT of one page of ``table`` (``after``: past a cursor's key ``:k0``...;
+    ``tags``: metadata entries ``:mk0, :mt0, :ma0``... its rows must hold)."""
     terms = ["scope = :scope", *(f"{column} = :{column}" for column in filters)]
+    terms += [
+        f"EXISTS (SELECT 1 FROM json_each({table}.metadata_json) AS m "
+        f"WHERE m.key = :mk{i} AND m.type = :mt{i} AND m.atom IS :ma{i})"
+        for i in range(tags)
+    ]
     first = fixed_prefix(key, filters)  # the first key column no filter fixes: a range
     if first < len(key) and (after or first == 0):
         strict = after and first == len(key) - 1
@@ -47,14 +58,28 @@ def read_page(
     after: str | None,
     limit: int,
     filters: Mapping[str, str] | None,
+    metadata: Mapping[str, MetadataValue] | None = None,
 ) -> Page[Item]:
     """One page of ``kind`` in ``scope`` (the rules of ``GraphStore.page``)."""
     wanted = kind.checked_filters(filters)
+    tags = sorted(kind.checked_metadata(metadata).items())
     start = kind.after_key(after, wanted)
-    sql = page_sql(kind.table, kind.key, tuple(sorted(wanted)), start is not None)
+    sql = page_sql(kind.table, kind.key, tuple(sorted(wanted)), start is not None, len(tags))
     params: dict[str, object] = {"scope": scope, "limit": check_limit(limit) + 1, **wanted}
     params |= {f"k{i}": value for i, value in enumerate(start or [""])}
+    for i, (name, value) in enumerate(tags):
+        params |= {f"mk{i}": name, f"mt{i}": _json_type(value), f"ma{i}": value}
     return page_of(kind, conn.execute(sql, params).fetchall(), limit)
+
+
+def _json_type(value: MetadataValue) -> str:
+    """The ``json_each`` type of a metadata value (its ``atom`` is the value itself: true and
+    false are 1 and 0, null is NULL)."""
+    if value is None or isinstance(value, bool):
+        return json.dumps(value)
+    if isinstance(value, int):
+        return "integer"
+    return "real" if isinstance(value, float) else "text"
 
 
 def scope_counts(conn: sqlite3.Connection, scope: str) -> StoreCounts:

@@ -17,6 +17,7 @@ from typing import Any, ClassVar, Final
 
 from apexmem_neo.ontology import Entity, EntityType, Event, GraphBatch
 from apexmem_neo.ontology.ids import DEFAULT_SCOPE, normalize_text
+from apexmem_neo.ontology.metadata import MetadataValue
 from apexmem_neo.ontology.types import TimeLike, normalize_time
 from apexmem_neo.store import columns
 from apexmem_neo.store.erasure import Erasure, ErasureTarget
@@ -232,8 +233,9 @@ class SQLiteGraphStore:
         after: str | None = None,
         limit: int = DEFAULT_PAGE_LIMIT,
         filters: Mapping[str, str] | None = None,
+        metadata: Mapping[str, MetadataValue] | None = None,
     ) -> Page[Item]:
-        return sqlite_pages.read_page(self.connection, kind, scope, after, limit, filters)
+        return sqlite_pages.read_page(self.connection, kind, scope, after, limit, filters, metadata)
 
     def get_entity(self, entity_id: str, scope: str | None = None) -> Entity | None:
         row = self.connection.execute(

@@ -131,13 +131,22 @@ def test_every_temporal_query_uses_an_index(name: str) -> None:
     assert "SCAN facts" not in plan
 
 
+LATER_COLUMNS = ("scope", "metadata_json")
+"""Columns that migrations from 0005 on added."""
+
+
 def writes_without_scope(monkeypatch: pytest.MonkeyPatch, all_migrations: Any, upto: int) -> None:
-    """Make the store write as it did before migration ``upto + 1``, which added scopes."""
+    """Make the store write as it did before migration ``upto + 1``, which added scopes
+    (without the columns later migrations added too: a turn's metadata)."""
     monkeypatch.setattr(store_module, "migrations", lambda: list(all_migrations())[:upto])
+    kept = {
+        table: [i for i, c in enumerate(cols) if c not in LATER_COLUMNS]
+        for table, cols in columns.COLUMNS.items()
+    }
     inserts = {
         table: (
-            f"INSERT OR IGNORE INTO {table} ({', '.join(cols[:-1])}) "
-            f"VALUES ({', '.join('?' * (len(cols) - 1))})"
+            f"INSERT OR IGNORE INTO {table} ({', '.join(cols[i] for i in kept[table])}) "
+            f"VALUES ({', '.join('?' * len(kept[table]))})"
         )
         for table, cols in columns.COLUMNS.items()
     }
@@ -145,7 +154,10 @@ def writes_without_scope(monkeypatch: pytest.MonkeyPatch, all_migrations: Any, u
     tuples = columns.batch_tuples
 
     def unscoped(batch: GraphBatch, default: str) -> dict[str, list[tuple[Any, ...]]]:
-        return {t: [row[:-1] for row in rows] for t, rows in tuples(batch, default).items()}
+        return {
+            t: [tuple(row[i] for i in kept[t]) for row in rows]
+            for t, rows in tuples(batch, default).items()
+        }
 
     monkeypatch.setattr(columns, "batch_tuples", unscoped)
     monkeypatch.setattr(store_module.SQLiteGraphStore, "_existing_in", _unscoped_existing)
