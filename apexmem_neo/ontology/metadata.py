@@ -3,8 +3,9 @@
 A turn's ``metadata`` is a dict of non-empty string keys to JSON scalars (str, int, float,
 bool, None), stored as canonical JSON (the column ``metadata_json``). Scalars only, so that a
 filter is plain equality on each key: ``matches`` is the reference, and every backend's
-filter agrees with it. Equality is on the JSON value, so ``1``, ``1.0`` and ``true`` are three
-different values.
+filter agrees with it (SQLite reads the JSON with ``json_each``; Cypher, which reads no
+JSON, looks for ``metadata_needles`` in its text). Equality is on the JSON value, so ``1``,
+``1.0`` and ``true`` are three different values.
 """
 
 from __future__ import annotations
@@ -90,6 +91,16 @@ def metadata_pairs(metadata: Mapping[str, MetadataValue]) -> list[str]:
     """One canonical ``[key, value]`` JSON string per entry, sorted: the form a filter
     compares (equal strings mean equal key and equal JSON value)."""
     return sorted(canonical_json([key, value]) for key, value in metadata.items())
+
+
+def metadata_needles(wanted: Mapping[str, MetadataValue]) -> list[list[str]]:
+    """Per wanted entry, the texts of which a turn's ``metadata_json`` holds one exactly when
+    the turn has that entry: ``"key":value`` after ``{`` or ``,`` and before ``,`` or ``}``.
+    Canonical JSON escapes every quote inside a string, so ``{"`` and ``,"`` only begin a key
+    and the next ``,`` or ``}`` ends the value: a store that reads no JSON (Cypher) filters
+    with CONTAINS and keeps exactly what ``matches`` keeps."""
+    entries = (canonical_json(key) + ":" + canonical_json(value) for key, value in wanted.items())
+    return [[f"{start}{entry}{end}" for start in "{," for end in ",}"] for entry in sorted(entries)]
 
 
 def matches(metadata: Mapping[str, MetadataValue], wanted: Mapping[str, MetadataValue]) -> bool:

@@ -1,14 +1,14 @@
 // GraphStore.page: one page of the turns of session $session_id in a scope, in (session_id,
 // seq, turn_id) order. $after: the cursor's key ([] on the first page); $from: its seq (-1
 // on the first page; the range the index seeks); $limit: one row more than the page holds;
-// $metadata: the canonical [key, value] strings a turn's metadata_pairs must all hold ([] for
-// any turn).
+// $metadata: per wanted entry, the texts of which metadata_json must contain one ([] for any
+// turn).
 MATCH (t:Turn)
 USING INDEX SEEK t:Turn(session_id, seq)
 WHERE t.session_id = $session_id AND t.seq >= $from
   AND [t.session_id, t.seq, t.turn_id] > $after
   AND t.scope = $scope
-  AND all(pair IN $metadata WHERE pair IN coalesce(t.metadata_pairs, []))
+  AND all(needles IN $metadata WHERE any(n IN needles WHERE t.metadata_json CONTAINS n))
 WITH t ORDER BY t.session_id, t.seq, t.turn_id LIMIT $limit
 RETURN t.turn_id AS turn_id, t.session_id AS session_id, t.seq AS seq,
        t.speaker AS speaker, t.listener AS listener, t.text AS text,

@@ -5,8 +5,8 @@ the first columns of its key, one more per such filter (a session's turns, an en
 facts, one session): its index then seeks those columns by equality and the next one as a
 range from the cursor. A filter that fixes no key column (facts of one property across
 entities) is a parameter of the kind's own query, null when unused. The turn queries also
-take ``$metadata``, the wanted metadata as canonical ``[key, value]`` strings that a turn's
-``metadata_pairs`` must all hold (none wanted: an empty list).
+take ``$metadata``, per wanted metadata entry the texts of which a turn's ``metadata_json``
+must contain one (``metadata_needles``; none wanted: an empty list).
 """
 
 from __future__ import annotations
@@ -14,7 +14,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any, Final
 
-from apexmem_neo.ontology.metadata import MetadataValue, metadata_pairs
+from apexmem_neo.ontology.metadata import MetadataValue, metadata_needles
 from apexmem_neo.store.pages import INT_KEY_COLUMNS, Kind, check_limit, fixed_prefix
 from apexmem_neo.store.protocol import Item
 
@@ -58,7 +58,7 @@ def page_query(
         "after": start or [],
         "from": _range_start(kind, fixed, start),
         "limit": check_limit(limit) + 1,
-        "metadata": metadata_pairs(kind.checked_metadata(metadata)),
+        "metadata": metadata_needles(kind.checked_metadata(metadata)),
     }
     return PAGE_QUERIES[(kind.table, fixed)], params
 

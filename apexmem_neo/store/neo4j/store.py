@@ -48,7 +48,7 @@ from neo4j import exceptions as neo4j_errors
 from apexmem_neo.errors import ServiceUnavailableError
 from apexmem_neo.ontology import Entity, EntityType, Event, GraphBatch
 from apexmem_neo.ontology.ids import DEFAULT_SCOPE, normalize_text, scope_label
-from apexmem_neo.ontology.metadata import MetadataValue, metadata_pairs, read_metadata
+from apexmem_neo.ontology.metadata import MetadataValue
 from apexmem_neo.ontology.types import TimeLike, normalize_time
 from apexmem_neo.store import columns
 from apexmem_neo.store.erasure import Erasure, ErasureTarget
@@ -313,7 +313,7 @@ class Neo4jGraphStore:
         """Commit ``batch`` in one transaction (all or nothing); re-writing adds nothing."""
         self._require_ready()
         default = batch.recorded_at or normalize_time(self._clock())
-        table_rows = _with_metadata_pairs(_unique_rows(columns.batch_columns(batch, default)))
+        table_rows = _unique_rows(columns.batch_columns(batch, default))
         with self._connection("write"), self._session() as session:
             try:
                 try:
@@ -645,18 +645,6 @@ def write_query(name: str) -> str:
     statistics (``PLANNED_BY_STATISTICS``)."""
     text = cypher_files.query(name)
     return text if name in PLANNED_BY_STATISTICS else KEEP_PLAN + text
-
-
-def _with_metadata_pairs(
-    table_rows: dict[str, list[dict[str, Any]]],
-) -> dict[str, list[dict[str, Any]]]:
-    """Each turn row with ``metadata_pairs``, its metadata as canonical ``[key, value]``
-    strings: Cypher cannot read JSON, so a page filters the turns on this list."""
-    turns = [
-        row | {"metadata_pairs": metadata_pairs(read_metadata(row["metadata_json"]))}
-        for row in table_rows["turns"]
-    ]
-    return table_rows | {"turns": turns}
 
 
 def _unique_rows(table_rows: dict[str, list[dict[str, Any]]]) -> dict[str, list[dict[str, Any]]]:

@@ -17,8 +17,10 @@ from neo4j import Driver
 
 from apexmem_neo import Memory
 from apexmem_neo.ontology.metadata import Metadata, matches
+from apexmem_neo.store.columns import COLUMNS
 from apexmem_neo.store.pages import every_item
 from apexmem_neo.testing import HashingEmbedder
+from tests.unit.store.test_contract_metadata import TRICKY, WANTED
 
 pytestmark = [pytest.mark.integration, pytest.mark.neo4j]
 
@@ -65,10 +67,12 @@ def test_metadata_is_stored_on_the_turn_node_and_read_back(
         {},
     ]
     records, _, _ = neo4j_driver.execute_query(
-        "MATCH (t:Turn) WHERE t.scope = $scope AND t.seq = 0 RETURN t.metadata_json AS m",
+        "MATCH (t:Turn) WHERE t.scope = $scope RETURN t.seq AS seq, t.metadata_json AS m, "
+        "keys(t) AS keys ORDER BY seq",
         scope=scope,
     )
     assert json.loads(records[0]["m"]) == {"channel": "web", "n": 1}
+    assert all(set(r["keys"]) <= set(COLUMNS["turns"]) for r in records)  # the SQL mirror
 
 
 @pytest.mark.parametrize(
@@ -82,6 +86,16 @@ def test_listing_filters_as_the_reference_rule_says(
     every = memory.turns(scope).items
     found = every_item(lambda after: memory.turns(scope, metadata=wanted, after=after, limit=1))
     assert found == [t for t in every if matches(t.metadata, wanted)]
+
+
+def test_strings_that_look_like_entries_do_not_match(memory: Memory, scope: str) -> None:
+    tricky = [
+        {"role": "user", "content": f"tricky {n}", "metadata": m} for n, m in enumerate(TRICKY)
+    ]
+    memory.add(tricky, scope=scope, session="tricky", at="2024-06-01", extract=False)
+    for wanted in WANTED:
+        found = memory.turns(scope, session="tricky", metadata=wanted).items
+        assert [t.seq for t in found] == [n for n, m in enumerate(TRICKY) if matches(m, wanted)]
 
 
 def test_a_session_listing_filters_on_metadata(memory: Memory, scope: str) -> None:
