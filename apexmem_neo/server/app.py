@@ -25,6 +25,7 @@ from apexmem_neo.server.limits import BodyLimit
 from apexmem_neo.server.routes_read import add_read_routes
 from apexmem_neo.server.routes_write import add_key_routes, add_write_routes
 from apexmem_neo.server.state import ServerState
+from apexmem_neo.server.ui import add_ui_routes
 
 MAX_BODY_BYTES: Final = 4 * 1024 * 1024
 """The default request body limit (a batch of messages at the longest turn length fits)."""
@@ -75,6 +76,7 @@ def create_app(
     add_read_routes(app, memory)
     add_write_routes(app, memory, runner)
     add_key_routes(app, keys)
+    add_ui_routes(app, memory)
     app.add_middleware(BodyLimit, max_bytes=max_body_bytes)
     _document_400_not_422(app)
     return app

@@ -14,13 +14,14 @@ from apexmem_neo import Memory
 from apexmem_neo.cli.serve import is_loopback, serve
 from apexmem_neo.server.app import PUBLIC_PATHS, create_app
 from apexmem_neo.server.state import ServerState
+from apexmem_neo.server.ui import UI_PATHS
 from tests.unit.server.conftest import Served
 from tests.unit.server.test_scope_wall import QUERY, every_route, url
 
 
 def refused_without_a_live_key(served: Served, key: str | None) -> None:
     for method, path in every_route(served):
-        if path in PUBLIC_PATHS:
+        if path in PUBLIC_PATHS or path in UI_PATHS:  # the page: tests/unit/server/test_ui.py
             continue
         answer = served.call(method, url(path, "0" * 32, "k"), key, params=QUERY, json={})
         assert answer.status_code == 401, (method, path, answer.text)
