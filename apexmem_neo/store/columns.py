@@ -12,7 +12,8 @@ from __future__ import annotations
 
 import json
 from collections.abc import Callable, Mapping
-from typing import Any, Final
+from functools import cache
+from typing import Any, Final, TypeVar
 
 from pydantic import BaseModel
 
@@ -249,21 +250,24 @@ def batch_columns(batch: GraphBatch, default_recorded_at: str) -> dict[str, list
     }
 
 
+Model = TypeVar("Model", bound=BaseModel)
+
+
+@cache
+def _plain_columns(model: type[BaseModel], table: str, derived: frozenset[str]) -> tuple[str, ...]:
+    """The columns of ``table`` that ``model`` has a field of the same name for, taken as they
+    are (the ``derived`` fields are computed from other columns instead)."""
+    return tuple(c for c in COLUMNS[table] if c in model.model_fields and c not in derived)
+
+
+def _read_row(model: type[Model], table: str, row: Mapping[str, Any], **derived: Any) -> Model:
+    """``model`` from a row of ``table``: every column it has a field for, plus ``derived``."""
+    plain = _plain_columns(model, table, frozenset(derived))
+    return model(**{column: row[column] for column in plain}, **derived)
+
+
 def fact_from_row(row: Mapping[str, Any]) -> FactRecord:
-    return FactRecord(
-        fact_id=row["fact_id"],
-        entity_id=row["entity_id"],
-        property=row["property"],
-        value=json.loads(row["value_json"]),
-        value_json=row["value_json"],
-        dtype=row["dtype"],
-        t_from=row["t_from"],
-        t_to=row["t_to"],
-        confidence=row["confidence"],
-        event_id=row["event_id"],
-        evidence_id=row["evidence_id"],
-        recorded_at=row["recorded_at"],
-    )
+    return _read_row(FactRecord, "facts", row, value=json.loads(row["value_json"]))
 
 
 def fact_model_from_row(row: Mapping[str, Any]) -> Fact:
@@ -280,84 +284,34 @@ def fact_model(record: FactRecord) -> Fact:
 
 
 def property_from_row(row: Mapping[str, Any]) -> Property:
-    return Property(
-        property_id=row["property_id"],
-        name=row["name"],
-        dtype=row["dtype"],
-        enum_values=tuple(json.loads(row["enum_values_json"] or "[]")),
-        description=row["description"] or "",
-        recorded_at=row["recorded_at"],
-        scope=row["scope"],
-    )
+    enum_values = tuple(json.loads(row["enum_values_json"] or "[]"))
+    description = row["description"] or ""
+    return _read_row(Property, "properties", row, enum_values=enum_values, description=description)
 
 
 def entity_from_row(row: Mapping[str, Any]) -> Entity:
-    return Entity(
-        entity_id=row["entity_id"],
-        name=row["name"],
-        entity_type=row["entity_type"],
-        role=row["role"],
-        aliases=tuple(json.loads(row["aliases_json"])),
-        description=row["description"],
-        recorded_at=row["recorded_at"],
-        scope=row["scope"],
-    )
+    aliases = tuple(json.loads(row["aliases_json"]))
+    return _read_row(Entity, "entities", row, aliases=aliases)
 
 
 def event_from_row(row: Mapping[str, Any]) -> Event:
-    return Event(
-        event_id=row["event_id"],
-        event_type=row["event_type"],
-        anchor_datetime=row["anchor_datetime"],
-        location=row["location"],
-        turn_id=row["turn_id"],
-        evidence_id=row["evidence_id"],
-        recorded_at=row["recorded_at"],
-    )
+    return _read_row(Event, "events", row)
 
 
 def session_from_row(row: Mapping[str, Any]) -> Session:
-    return Session(
-        session_id=row["session_id"],
-        conversation_id=row["conversation_id"],
-        seq=row["seq"],
-        started_at=row["started_at"],
-        recorded_at=row["recorded_at"],
-    )
+    return _read_row(Session, "sessions", row)
 
 
 def turn_from_row(row: Mapping[str, Any]) -> Turn:
-    return Turn(
-        turn_id=row["turn_id"],
-        session_id=row["session_id"],
-        seq=row["seq"],
-        speaker=row["speaker"],
-        listener=row["listener"],
-        text=row["text"],
-        anchor_datetime=row["anchor_datetime"],
-        recorded_at=row["recorded_at"],
-        metadata=read_metadata(row["metadata_json"]),
-    )
+    return _read_row(Turn, "turns", row, metadata=read_metadata(row["metadata_json"]))
 
 
 def evidence_from_row(row: Mapping[str, Any]) -> Evidence:
-    return Evidence(
-        evidence_id=row["evidence_id"],
-        turn_id=row["turn_id"],
-        text=row["text"],
-        span_start=row["span_start"],
-        span_end=row["span_end"],
-        recorded_at=row["recorded_at"],
-    )
+    return _read_row(Evidence, "evidence", row)
 
 
 def participant_from_row(row: Mapping[str, Any]) -> EventParticipant:
-    return EventParticipant(
-        event_id=row["event_id"],
-        entity_id=row["entity_id"],
-        role=row["role"],
-        recorded_at=row["recorded_at"],
-    )
+    return _read_row(EventParticipant, "event_participants", row)
 
 
 FROM_ROW: Final[dict[str, Callable[[Mapping[str, Any]], BaseModel]]] = {

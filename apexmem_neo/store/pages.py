@@ -105,6 +105,37 @@ class Kind(Generic[Item]):
         return page_type(items=items, next=next)
 
 
+@dataclass(frozen=True)
+class PageRequest(Generic[Item]):
+    """One ``GraphStore.page`` read after its arguments were checked: what a backend turns
+    into its query, whatever the backend."""
+
+    kind: Kind[Item]
+    scope: str
+    filters: dict[str, str]
+    metadata: Metadata
+    start: list[KeyValue] | None
+    """The key of the cursor's row (None: from the first row)."""
+    limit: int
+
+    @classmethod
+    def checked(
+        cls,
+        kind: Kind[Item],
+        scope: str,
+        after: str | None,
+        limit: int,
+        filters: Mapping[str, str] | None,
+        metadata: Mapping[str, MetadataValue] | None = None,
+    ) -> PageRequest[Item]:
+        """The request for these ``page`` arguments; ValueError or ``InvalidCursorError``
+        when one of them cannot be read."""
+        wanted = kind.checked_filters(filters)
+        tags = kind.checked_metadata(metadata)
+        start = kind.after_key(after, wanted)
+        return cls(kind, scope, wanted, tags, start, check_limit(limit))
+
+
 SESSIONS: Final = Kind("sessions", Session, ("session_id",), ("session_id",))
 TURNS: Final = Kind("turns", Turn, ("session_id", "seq", "turn_id"), ("session_id",), True)
 """Turns in conversation order within each session (the order of the NEXT chain)."""

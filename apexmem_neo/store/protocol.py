@@ -229,11 +229,7 @@ class GraphStore(Protocol):
     def facts_between(self, entity_id: str, t1: TimeLike, t2: TimeLike) -> list[FactRecord]: ...
 
     def known_as_of(
-        self,
-        entity_id: str,
-        property: str,
-        recorded_at: TimeLike,
-        at: TimeLike | None = None,
+        self, entity_id: str, property: str, recorded_at: TimeLike, at: TimeLike | None = None
     ) -> FactRecord | None: ...
 
 

@@ -8,30 +8,27 @@ property-based tests check the real backends against it on random timelines.
 from __future__ import annotations
 
 import threading
-from collections.abc import Collection, Mapping
+from collections.abc import Collection
 
 from apexmem_neo.ontology import Entity, EntityType, Event, GraphBatch
 from apexmem_neo.ontology.ids import DEFAULT_SCOPE, normalize_text
-from apexmem_neo.ontology.metadata import MetadataValue, matches, read_metadata
+from apexmem_neo.ontology.metadata import matches, read_metadata
 from apexmem_neo.ontology.types import TimeLike, normalize_time
 from apexmem_neo.store import columns
+from apexmem_neo.store.backend import StoreBackend, in_scope
 from apexmem_neo.store.erasure import Erasure, ErasureTarget
-from apexmem_neo.store.pages import KeyValue, Kind, Page, check_limit, page_of
+from apexmem_neo.store.pages import KeyValue, Kind, PageRequest
 from apexmem_neo.store.protocol import (
-    DEFAULT_PAGE_LIMIT,
     TABLES,
-    ChangeRecord,
     FactRecord,
     Item,
     StoreCounts,
     StoreNotReadyError,
     between_order_key,
     check_interval,
-    compute_changes,
     ensure_references,
     fact_order_key,
     latest_holding,
-    time_before,
 )
 from apexmem_neo.store.timeutil import Clock, utc_now
 
@@ -63,7 +60,7 @@ KIND_TABLES = {
 }
 
 
-class InMemoryGraphStore:
+class InMemoryGraphStore(StoreBackend):
     """GraphStore held in dicts; ``init_schema()`` creates the empty tables."""
 
     def __init__(self, clock: Clock | None = None) -> None:
@@ -192,21 +189,11 @@ class InMemoryGraphStore:
     def scopes(self) -> list[str]:
         return sorted({row["scope"] for rows in self.tables.values() for row in rows.values()})
 
-    def page(
-        self,
-        kind: Kind[Item],
-        *,
-        scope: str,
-        after: str | None = None,
-        limit: int = DEFAULT_PAGE_LIMIT,
-        filters: Mapping[str, str] | None = None,
-        metadata: Mapping[str, MetadataValue] | None = None,
-    ) -> Page[Item]:
+    def _page_rows(self, request: PageRequest[Item]) -> list[columns.Row]:
         """The rule written out: the scope's rows that pass the filters and hold the
         metadata, in key order, those whose key comes after the cursor's, ``limit`` of them."""
-        wanted = {"scope": scope, **kind.checked_filters(filters)}
-        tags = kind.checked_metadata(metadata)
-        start = kind.after_key(after, wanted)
+        kind, tags, start = request.kind, request.metadata, request.start
+        wanted = {"scope": request.scope, **request.filters}
         rows = [
             row
             for row in self.tables[kind.table].values()
@@ -215,13 +202,11 @@ class InMemoryGraphStore:
             and (start is None or _key(kind, row) > tuple(start))
         ]
         rows.sort(key=lambda row: _key(kind, row))
-        return page_of(kind, rows[: check_limit(limit) + 1], limit)
+        return rows[: request.limit + 1]
 
     def get_entity(self, entity_id: str, scope: str | None = None) -> Entity | None:
-        row = self.tables["entities"].get((entity_id,))
-        if row is None or (scope is not None and row["scope"] != scope):
-            return None
-        return columns.entity_from_row(row)
+        row = in_scope(self.tables["entities"].get((entity_id,)), scope)
+        return None if row is None else columns.entity_from_row(row)
 
     def find_entities(
         self, name: str, entity_type: EntityType | None = None, *, scope: str = DEFAULT_SCOPE
@@ -242,10 +227,8 @@ class InMemoryGraphStore:
         return sorted(found, key=lambda e: e.entity_id)
 
     def get_event(self, event_id: str, scope: str | None = None) -> Event | None:
-        row = self.tables["events"].get((event_id,))
-        if row is None or (scope is not None and row["scope"] != scope):
-            return None
-        return columns.event_from_row(row)
+        row = in_scope(self.tables["events"].get((event_id,)), scope)
+        return None if row is None else columns.event_from_row(row)
 
     # ---- temporal queries: the rules, written out ----
 
@@ -262,37 +245,21 @@ class InMemoryGraphStore:
     def as_of(self, entity_id: str, property: str, t: TimeLike) -> FactRecord | None:
         return latest_holding(self.history(entity_id, property), normalize_time(t))
 
-    def current(
-        self, entity_id: str, property: str, now: TimeLike | None = None
-    ) -> FactRecord | None:
-        if now is not None:
-            return self.as_of(entity_id, property, now)
+    def _latest(self, entity_id: str, property: str) -> FactRecord | None:
         facts = self.history(entity_id, property)
         return facts[-1] if facts else None
-
-    def changes(self, entity_id: str, property: str) -> list[ChangeRecord]:
-        return compute_changes(self.history(entity_id, property))
-
-    def before(self, entity_id: str, property: str, reference: TimeLike) -> FactRecord | None:
-        t = time_before(reference, self.get_event)
-        return None if t is None else self.as_of(entity_id, property, t)
 
     def facts_between(self, entity_id: str, t1: TimeLike, t2: TimeLike) -> list[FactRecord]:
         start, end = check_interval(t1, t2)
         began = [f for f in self._facts(entity_id) if start <= f.t_from <= end]
         return sorted(began, key=between_order_key)
 
-    def known_as_of(
-        self,
-        entity_id: str,
-        property: str,
-        recorded_at: TimeLike,
-        at: TimeLike | None = None,
+    def _known(
+        self, entity_id: str, property: str, cutoff: str, at: str | None
     ) -> FactRecord | None:
-        cutoff = normalize_time(recorded_at)
         known = [f for f in self.history(entity_id, property) if f.recorded_at <= cutoff]
         if at is not None:
-            return latest_holding(known, normalize_time(at))
+            return latest_holding(known, at)
         return known[-1] if known else None
 
 

@@ -118,11 +118,7 @@ class ScopedStore:
         return self.store.facts_between(entity_id, t1, t2) if self._mine(entity_id) else []
 
     def known_as_of(
-        self,
-        entity_id: str,
-        property: str,
-        recorded_at: TimeLike,
-        at: TimeLike | None = None,
+        self, entity_id: str, property: str, recorded_at: TimeLike, at: TimeLike | None = None
     ) -> FactRecord | None:
         if not self._mine(entity_id):
             return None

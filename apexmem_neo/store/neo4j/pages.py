@@ -11,11 +11,10 @@ must contain one (``metadata_needles``; none wanted: an empty list).
 
 from __future__ import annotations
 
-from collections.abc import Mapping
 from typing import Any, Final
 
-from apexmem_neo.ontology.metadata import MetadataValue, metadata_needles
-from apexmem_neo.store.pages import INT_KEY_COLUMNS, Kind, check_limit, fixed_prefix
+from apexmem_neo.ontology.metadata import metadata_needles
+from apexmem_neo.store.pages import INT_KEY_COLUMNS, Kind, PageRequest, fixed_prefix
 from apexmem_neo.store.protocol import Item
 
 PAGE_QUERIES: Final[dict[tuple[str, int], str]] = {
@@ -38,27 +37,19 @@ FILTER_PARAMETERS: Final = ("session_id", "entity_id", "property")
 """Every filter any query takes; those a read does not set are passed as null."""
 
 
-def page_query(
-    kind: Kind[Item],
-    scope: str,
-    after: str | None,
-    limit: int,
-    filters: Mapping[str, str] | None,
-    metadata: Mapping[str, MetadataValue] | None = None,
-) -> tuple[str, dict[str, Any]]:
-    """The name of the query reading this page and its parameters (``$limit`` asks for one
-    row more than the page holds)."""
-    wanted = kind.checked_filters(filters)
-    start = kind.after_key(after, wanted)
-    fixed = fixed_prefix(kind.key, wanted)
+def page_query(request: PageRequest[Item]) -> tuple[str, dict[str, Any]]:
+    """The name of the query reading the page ``request`` asks for and its parameters
+    (``$limit`` asks for one row more than the page holds)."""
+    kind, start = request.kind, request.start
+    fixed = fixed_prefix(kind.key, request.filters)
     params: dict[str, Any] = dict.fromkeys(FILTER_PARAMETERS)
-    params |= wanted
+    params |= request.filters
     params |= {
-        "scope": scope,
+        "scope": request.scope,
         "after": start or [],
         "from": _range_start(kind, fixed, start),
-        "limit": check_limit(limit) + 1,
-        "metadata": metadata_needles(kind.checked_metadata(metadata)),
+        "limit": request.limit + 1,
+        "metadata": metadata_needles(request.metadata),
     }
     return PAGE_QUERIES[(kind.table, fixed)], params
 

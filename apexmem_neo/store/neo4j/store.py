@@ -48,26 +48,22 @@ from neo4j import exceptions as neo4j_errors
 from apexmem_neo.errors import ServiceUnavailableError
 from apexmem_neo.ontology import Entity, EntityType, Event, GraphBatch
 from apexmem_neo.ontology.ids import DEFAULT_SCOPE, normalize_text, scope_label
-from apexmem_neo.ontology.metadata import MetadataValue
 from apexmem_neo.ontology.types import TimeLike, normalize_time
 from apexmem_neo.store import columns
+from apexmem_neo.store.backend import StoreBackend, in_scope
 from apexmem_neo.store.erasure import Erasure, ErasureTarget
 from apexmem_neo.store.neo4j import cypher_files
 from apexmem_neo.store.neo4j import pages as neo4j_pages
-from apexmem_neo.store.pages import Kind, Page, page_of
+from apexmem_neo.store.pages import PageRequest
 from apexmem_neo.store.protocol import (
-    DEFAULT_PAGE_LIMIT,
     TABLES,
-    ChangeRecord,
     FactRecord,
     Item,
     StoreCounts,
     StoreError,
     StoreNotReadyError,
     check_interval,
-    compute_changes,
     ensure_references,
-    time_before,
 )
 from apexmem_neo.store.timeutil import Clock, utc_now
 
@@ -197,7 +193,7 @@ MIGRATION_BATCH: Final = 20_000
 T = TypeVar("T")
 
 
-class Neo4jGraphStore:
+class Neo4jGraphStore(StoreBackend):
     """GraphStore on Neo4j through an explicit ``neo4j.Driver``.
 
     ``database`` None means the server's home database. ``clock`` stamps ``recorded_at`` on
@@ -495,24 +491,13 @@ class Neo4jGraphStore:
     def scopes(self) -> list[str]:
         return [row["scope"] for row in self._read("scopes", {}, quiet=True)]
 
-    def page(
-        self,
-        kind: Kind[Item],
-        *,
-        scope: str,
-        after: str | None = None,
-        limit: int = DEFAULT_PAGE_LIMIT,
-        filters: Mapping[str, str] | None = None,
-        metadata: Mapping[str, MetadataValue] | None = None,
-    ) -> Page[Item]:
-        name, params = neo4j_pages.page_query(kind, scope, after, limit, filters, metadata)
-        return page_of(kind, self._read(name, params, quiet=True), limit)
+    def _page_rows(self, request: PageRequest[Item]) -> list[dict[str, Any]]:
+        name, params = neo4j_pages.page_query(request)
+        return self._read(name, params, quiet=True)
 
     def get_entity(self, entity_id: str, scope: str | None = None) -> Entity | None:
-        rows = self._read("get_entity", {"entity_id": entity_id})
-        if not rows or (scope is not None and rows[0]["scope"] != scope):
-            return None
-        return columns.entity_from_row(rows[0])
+        row = in_scope(self._read_first("get_entity", {"entity_id": entity_id}), scope)
+        return None if row is None else columns.entity_from_row(row)
 
     def find_entities(
         self, name: str, entity_type: EntityType | None = None, *, scope: str = DEFAULT_SCOPE
@@ -526,18 +511,12 @@ class Neo4jGraphStore:
         return [columns.entity_from_row(r) for r in rows]
 
     def get_event(self, event_id: str, scope: str | None = None) -> Event | None:
-        rows = self._read("get_event", {"event_id": event_id})
-        if not rows or (scope is not None and rows[0]["scope"] != scope):
-            return None
-        return columns.event_from_row(rows[0])
+        row = in_scope(self._read_first("get_event", {"event_id": event_id}), scope)
+        return None if row is None else columns.event_from_row(row)
 
     # ---- temporal queries ----
 
-    def current(
-        self, entity_id: str, property: str, now: TimeLike | None = None
-    ) -> FactRecord | None:
-        if now is not None:
-            return self.as_of(entity_id, property, now)
+    def _latest(self, entity_id: str, property: str) -> FactRecord | None:
         return self._one("temporal_current", entity_id, property)
 
     def as_of(self, entity_id: str, property: str, t: TimeLike) -> FactRecord | None:
@@ -547,34 +526,26 @@ class Neo4jGraphStore:
         params = {"entity_id": entity_id, "property": property}
         return [columns.fact_from_row(r) for r in self._read("temporal_history", params)]
 
-    def changes(self, entity_id: str, property: str) -> list[ChangeRecord]:
-        return compute_changes(self.history(entity_id, property))
-
-    def before(self, entity_id: str, property: str, reference: TimeLike) -> FactRecord | None:
-        t = time_before(reference, self.get_event)
-        return None if t is None else self.as_of(entity_id, property, t)
-
     def facts_between(self, entity_id: str, t1: TimeLike, t2: TimeLike) -> list[FactRecord]:
         start, end = check_interval(t1, t2)
         params = {"entity_id": entity_id, "t1": start, "t2": end}
         return [columns.fact_from_row(r) for r in self._read("temporal_facts_between", params)]
 
-    def known_as_of(
-        self,
-        entity_id: str,
-        property: str,
-        recorded_at: TimeLike,
-        at: TimeLike | None = None,
+    def _known(
+        self, entity_id: str, property: str, cutoff: str, at: str | None
     ) -> FactRecord | None:
-        r = normalize_time(recorded_at)
         if at is None:
-            return self._one("temporal_known_as_of", entity_id, property, recorded_at=r)
-        t = normalize_time(at)
-        return self._one("temporal_known_as_of_at", entity_id, property, recorded_at=r, t=t)
+            return self._one("temporal_known_as_of", entity_id, property, recorded_at=cutoff)
+        return self._one("temporal_known_as_of_at", entity_id, property, recorded_at=cutoff, t=at)
 
     def _one(self, name: str, entity_id: str, property: str, **params: Any) -> FactRecord | None:
-        rows = self._read(name, {"entity_id": entity_id, "property": property, **params})
-        return columns.fact_from_row(rows[0]) if rows else None
+        row = self._read_first(name, {"entity_id": entity_id, "property": property, **params})
+        return None if row is None else columns.fact_from_row(row)
+
+    def _read_first(self, name: str, params: dict[str, Any]) -> dict[str, Any] | None:
+        """The first row read query ``name`` returns, None when it returns none."""
+        rows = self._read(name, params)
+        return rows[0] if rows else None
 
     # ---- plumbing ----
 

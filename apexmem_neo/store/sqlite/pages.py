@@ -12,13 +12,12 @@ from __future__ import annotations
 
 import json
 import sqlite3
-from collections.abc import Mapping
 from functools import cache
 from typing import Final
 
 from apexmem_neo.ontology.metadata import MetadataValue
 from apexmem_neo.store import columns
-from apexmem_neo.store.pages import Kind, Page, check_limit, fixed_prefix, page_of
+from apexmem_neo.store.pages import PageRequest, fixed_prefix
 from apexmem_neo.store.protocol import TABLES, Item, StoreCounts
 
 SCOPE_TABLES: Final = ("sessions", "entities", "properties", "evidence", "events")
@@ -51,25 +50,17 @@ def page_sql(
     )
 
 
-def read_page(
-    conn: sqlite3.Connection,
-    kind: Kind[Item],
-    scope: str,
-    after: str | None,
-    limit: int,
-    filters: Mapping[str, str] | None,
-    metadata: Mapping[str, MetadataValue] | None = None,
-) -> Page[Item]:
-    """One page of ``kind`` in ``scope`` (the rules of ``GraphStore.page``)."""
-    wanted = kind.checked_filters(filters)
-    tags = sorted(kind.checked_metadata(metadata).items())
-    start = kind.after_key(after, wanted)
+def page_rows(conn: sqlite3.Connection, request: PageRequest[Item]) -> list[sqlite3.Row]:
+    """The rows of one page (the rules of ``GraphStore.page``), one more than its limit
+    when that many follow."""
+    kind, wanted, start = request.kind, request.filters, request.start
+    tags = sorted(request.metadata.items())
     sql = page_sql(kind.table, kind.key, tuple(sorted(wanted)), start is not None, len(tags))
-    params: dict[str, object] = {"scope": scope, "limit": check_limit(limit) + 1, **wanted}
+    params: dict[str, object] = {"scope": request.scope, "limit": request.limit + 1, **wanted}
     params |= {f"k{i}": value for i, value in enumerate(start or [""])}
     for i, (name, value) in enumerate(tags):
         params |= {f"mk{i}": name, f"mt{i}": _json_type(value), f"ma{i}": value}
-    return page_of(kind, conn.execute(sql, params).fetchall(), limit)
+    return conn.execute(sql, params).fetchall()
 
 
 def _json_type(value: MetadataValue) -> str:

@@ -10,31 +10,27 @@ temporal rules are those of ``apexmem_neo.store.protocol``.
 from __future__ import annotations
 
 import sqlite3
-from collections.abc import Callable, Collection, Iterator, Mapping, Sequence
+from collections.abc import Callable, Collection, Iterator, Sequence
 from importlib import resources
 from pathlib import Path
 from typing import Any, ClassVar, Final
 
 from apexmem_neo.ontology import Entity, EntityType, Event, GraphBatch
 from apexmem_neo.ontology.ids import DEFAULT_SCOPE, normalize_text
-from apexmem_neo.ontology.metadata import MetadataValue
 from apexmem_neo.ontology.types import TimeLike, normalize_time
 from apexmem_neo.store import columns
+from apexmem_neo.store.backend import StoreBackend, in_scope
 from apexmem_neo.store.erasure import Erasure, ErasureTarget
-from apexmem_neo.store.pages import Kind, Page
+from apexmem_neo.store.pages import PageRequest
 from apexmem_neo.store.protocol import (
-    DEFAULT_PAGE_LIMIT,
     TABLES,
-    ChangeRecord,
     FactRecord,
     Item,
     StoreCounts,
     StoreError,
     StoreNotReadyError,
     check_interval,
-    compute_changes,
     ensure_references,
-    time_before,
 )
 from apexmem_neo.store.sqlite import erase as sqlite_erase
 from apexmem_neo.store.sqlite import pages as sqlite_pages
@@ -91,7 +87,7 @@ PAGE_SIZE: Final = 65536
 """Page size of a new database file (SQLite's maximum)."""
 
 
-class SQLiteGraphStore:
+class SQLiteGraphStore(StoreBackend):
     """GraphStore on SQLite. ``path`` is a file path or ``":memory:"``.
 
     ``clock`` stamps ``recorded_at`` on rows that carry none (default: the UTC wall clock).
@@ -225,25 +221,14 @@ class SQLiteGraphStore:
     def scopes(self) -> list[str]:
         return sqlite_pages.scopes(self.connection)
 
-    def page(
-        self,
-        kind: Kind[Item],
-        *,
-        scope: str,
-        after: str | None = None,
-        limit: int = DEFAULT_PAGE_LIMIT,
-        filters: Mapping[str, str] | None = None,
-        metadata: Mapping[str, MetadataValue] | None = None,
-    ) -> Page[Item]:
-        return sqlite_pages.read_page(self.connection, kind, scope, after, limit, filters, metadata)
+    def _page_rows(self, request: PageRequest[Item]) -> list[Any]:
+        """``sqlite3.Row`` reads as a mapping, though its type does not say so."""
+        return sqlite_pages.page_rows(self.connection, request)
 
     def get_entity(self, entity_id: str, scope: str | None = None) -> Entity | None:
-        row = self.connection.execute(
-            f"SELECT {ENTITY_COLUMNS} FROM entities WHERE entity_id = ?", (entity_id,)
-        ).fetchone()
-        if row is None or (scope is not None and row["scope"] != scope):
-            return None
-        return columns.entity_from_row(row)
+        sql = f"SELECT {ENTITY_COLUMNS} FROM entities WHERE entity_id = ?"
+        row = in_scope(self.connection.execute(sql, (entity_id,)).fetchone(), scope)
+        return None if row is None else columns.entity_from_row(row)
 
     def find_entities(
         self, name: str, entity_type: EntityType | None = None, *, scope: str = DEFAULT_SCOPE
@@ -261,20 +246,13 @@ class SQLiteGraphStore:
         return [columns.entity_from_row(r) for r in self.connection.execute(sql, (scope,))]
 
     def get_event(self, event_id: str, scope: str | None = None) -> Event | None:
-        row = self.connection.execute(
-            f"SELECT {EVENT_COLUMNS} FROM events WHERE event_id = ?", (event_id,)
-        ).fetchone()
-        if row is None or (scope is not None and row["scope"] != scope):
-            return None
-        return columns.event_from_row(row)
+        sql = f"SELECT {EVENT_COLUMNS} FROM events WHERE event_id = ?"
+        row = in_scope(self.connection.execute(sql, (event_id,)).fetchone(), scope)
+        return None if row is None else columns.event_from_row(row)
 
     # ---- temporal queries ----
 
-    def current(
-        self, entity_id: str, property: str, now: TimeLike | None = None
-    ) -> FactRecord | None:
-        if now is not None:
-            return self.as_of(entity_id, property, now)
+    def _latest(self, entity_id: str, property: str) -> FactRecord | None:
         return self._one("current", e=entity_id, p=property)
 
     def as_of(self, entity_id: str, property: str, t: TimeLike) -> FactRecord | None:
@@ -283,28 +261,16 @@ class SQLiteGraphStore:
     def history(self, entity_id: str, property: str) -> list[FactRecord]:
         return self._many("history", e=entity_id, p=property)
 
-    def changes(self, entity_id: str, property: str) -> list[ChangeRecord]:
-        return compute_changes(self.history(entity_id, property))
-
-    def before(self, entity_id: str, property: str, reference: TimeLike) -> FactRecord | None:
-        t = time_before(reference, self.get_event)
-        return None if t is None else self.as_of(entity_id, property, t)
-
     def facts_between(self, entity_id: str, t1: TimeLike, t2: TimeLike) -> list[FactRecord]:
         start, end = check_interval(t1, t2)
         return self._many("facts_between", e=entity_id, t1=start, t2=end)
 
-    def known_as_of(
-        self,
-        entity_id: str,
-        property: str,
-        recorded_at: TimeLike,
-        at: TimeLike | None = None,
+    def _known(
+        self, entity_id: str, property: str, cutoff: str, at: str | None
     ) -> FactRecord | None:
-        r = normalize_time(recorded_at)
         if at is None:
-            return self._one("known_as_of", e=entity_id, p=property, r=r)
-        return self._one("known_as_of_at", e=entity_id, p=property, r=r, t=normalize_time(at))
+            return self._one("known_as_of", e=entity_id, p=property, r=cutoff)
+        return self._one("known_as_of_at", e=entity_id, p=property, r=cutoff, t=at)
 
     def _one(self, query: str, **params: Any) -> FactRecord | None:
         row = self.connection.execute(QUERIES[query], params).fetchone()

@@ -29,7 +29,7 @@ from apexmem_neo.store.neo4j.store import (
     WRITE_QUERIES,
     _unique_rows,
 )
-from apexmem_neo.store.pages import FACTS, KINDS, SESSIONS, TURNS, Kind
+from apexmem_neo.store.pages import FACTS, KINDS, SESSIONS, TURNS, Kind, PageRequest
 from benchmarks.graph.generate import Spec, generate
 from tests.integration.store.conftest import wipe
 from tests.integration.store.tcp_proxy import CuttingProxy
@@ -399,7 +399,7 @@ def test_page_queries_seek_an_index_and_sort_at_most_a_key_group(
     neo4j_store.driver.execute_query("CALL db.clearQueryCaches()")
     for kind, filters in reads:
         first = neo4j_store.page(kind, scope="alice", limit=1, filters=filters)
-        name, params = page_query(kind, "alice", first.next, 1, filters)
+        name, params = page_query(PageRequest.checked(kind, "alice", first.next, 1, filters))
         operators = neo4j_store.plan(name, params, profile=True)
         assert any("IndexSeek" in op for op in operators), (name, operators)
         assert not any("Scan" in op or op.startswith("Top ") for op in operators), (name, operators)
