@@ -8,7 +8,7 @@ BIN := $(VENV)/bin
 export LITELLM_LOCAL_MODEL_COST_MAP := True
 export HF_HUB_OFFLINE := 1
 
-.PHONY: install demo doctor test lint typecheck unit services-up services-down clean bench bench-smoke report
+.PHONY: install browser demo doctor test lint typecheck unit services-up services-down clean bench bench-smoke report
 
 $(VENV)/.installed: pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -27,8 +27,13 @@ demo: install
 doctor: install
 	$(BIN)/apexmem doctor
 
+## Debian's chromium for the /ui browser test (tests/integration/server/test_ui_browser.py);
+## a no-op when it is installed, else apt-get as root
+browser:
+	command -v chromium >/dev/null || (apt-get update && DEBIAN_FRONTEND=noninteractive apt-get install -y chromium)
+
 ## ruff, mypy, then every test against real services (started here, stopped at the end)
-test: install
+test: install browser
 	bash scripts/run-tests.sh
 
 lint: install

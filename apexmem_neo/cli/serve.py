@@ -111,7 +111,8 @@ def serve(
 ) -> None:
     """Serve the Memory API over HTTP under /v1 (schema at /v1/openapi.json, page at
     /v1/docs). Every route needs `Authorization: Bearer KEY` (make one with `apexmem keys
-    create`) whose scopes hold the route's scope."""
+    create`) whose scopes hold the route's scope. A browser opens the timeline page at /ui
+    (its login form takes the key once)."""
     if no_auth and not is_loopback(host):
         fail(f"--no-auth is refused on {host}: serve it on 127.0.0.1, or use API keys")
     os.environ.setdefault("LITELLM_LOCAL_MODEL_COST_MAP", "True")

@@ -69,7 +69,8 @@ h3 { font-size: 16px; margin: 0 0 8px; }
 .marker.gap { border-left: 2px dotted #aab1bb; top: 22px; }
 .marker span { position: absolute; bottom: -20px; transform: translateX(-50%);
   font-size: 12px; white-space: nowrap; padding: 0 3px; background: #f6f7f9; }
-.marker.now span { color: #b3261e; bottom: auto; top: -2px; background: #fff; }
+.marker.now span { color: #b3261e; bottom: auto; top: -2px; background: #fff;
+  transform: translateX(-100%); }
 .marker.asof span { color: #1f5fbf; }
 .said { margin: 28px 0 0; padding: 10px 14px; background: #fffbe6;
   border: 1px solid #f2d675; border-radius: 6px; }
@@ -237,7 +238,7 @@ def plot(timeline: Timeline) -> str:
     )
     if not timeline.rows:
         rows = '<p class="none">No facts about this entity yet.</p>'
-    markers = marker("now", "now", timeline.now, scale) + marker(
+    markers = marker("now", f"now, {day(timeline.now)}", timeline.now, scale) + marker(
         "asof", f"as of {day(timeline.at)}", timeline.at, scale
     )
     if scale.split < 1.0:
