@@ -15,7 +15,7 @@ from dataclasses import replace
 from datetime import UTC, datetime
 from importlib import resources
 from typing import Annotated, Final
-from urllib.parse import parse_qs
+from urllib.parse import parse_qs, urlsplit
 
 from fastapi import FastAPI, Query, Request
 from fastapi.responses import HTMLResponse, RedirectResponse, Response
@@ -44,6 +44,7 @@ HEADERS: Final = {
 UI_PATHS: Final = frozenset({"/ui", "/ui/login", "/ui/logout", "/ui/timeline.js"})
 """The page's routes: they answer HTML (the login form for a missing key, not a JSON error),
 and the script and the login and logout forms hold no memory data."""
+CROSS_SITE: Final = "This form was posted from another site; sign in from this page."
 ScopeQ = Annotated[str | None, Query(description="Whose memory (default: the key's first).")]
 EntityQ = Annotated[str | None, Query(description="The entity: id, name or alias.")]
 AtQ = Annotated[str | None, Query(description="The as-of date, ISO 8601 (default today).")]
@@ -77,6 +78,13 @@ def signed_in(request: Request) -> Caller | HTMLResponse:
         return page(login_page(None if given is None else str(refused)), 401)
 
 
+def cross_site(request: Request) -> bool:
+    """A form posted from another site (an Origin header naming another host than the one
+    asked): refused, so no other page can sign a browser in or out."""
+    origin = request.headers.get("origin")
+    return origin is not None and urlsplit(origin).netloc != request.headers.get("host")
+
+
 def add_ui_routes(app: FastAPI, memory: Memory) -> None:
     """``GET /ui``, the login and logout forms and the page's script."""
 
@@ -91,6 +99,8 @@ def add_ui_routes(app: FastAPI, memory: Memory) -> None:
 
     @app.post("/ui/login", include_in_schema=False)
     async def login(request: Request) -> Response:
+        if cross_site(request):
+            return page(login_page(CROSS_SITE), 403)
         form = parse_qs((await request.body()).decode("utf-8", "replace"))
         key = (form.get("key") or [""])[0].strip()
         auth: Auth = request.app.state.auth
@@ -104,7 +114,9 @@ def add_ui_routes(app: FastAPI, memory: Memory) -> None:
         return done
 
     @app.post("/ui/logout", include_in_schema=False)
-    def logout() -> Response:
+    def logout(request: Request) -> Response:
+        if cross_site(request):
+            return page(login_page(CROSS_SITE), 403)
         done = RedirectResponse("/ui", status_code=303, headers=HEADERS)
         done.delete_cookie(COOKIE, path="/ui", httponly=True, samesite="strict")
         return done

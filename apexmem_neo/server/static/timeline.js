@@ -1,7 +1,7 @@
 // The /ui timeline page's one script. The page reads without it; with it, a clicked bar
-// shows its fact and the turn that said it in a panel under the plot, and changing the
-// scope, entity or as-of date shows the new choice at once. It copies the server's
-// already-escaped nodes and never writes HTML from text.
+// (or a link to one fact, #f<n>) shows the fact and the turn that said it in a panel under
+// the plot, and changing the scope, entity or as-of date shows the new choice at once. It
+// copies the server's already-escaped nodes and never writes HTML from text.
 "use strict";
 
 function showFact(bar) {
@@ -26,7 +26,12 @@ function submitOnChange(form) {
 
 document.addEventListener("DOMContentLoaded", () => {
   document.querySelectorAll("a.bar").forEach((bar) =>
-    bar.addEventListener("click", (event) => { if (showFact(bar)) event.preventDefault(); }));
+    bar.addEventListener("click", (event) => {
+      if (showFact(bar)) { event.preventDefault(); history.replaceState(null, "", bar.getAttribute("href")); }
+    }));
+  // A link to one fact (the page's URL with #f3) opens with that fact's turn shown.
+  const linked = location.hash && document.querySelector(`a.bar[href="${CSS.escape(location.hash)}"]`);
+  if (linked) showFact(linked);
   const form = document.getElementById("pick");
   if (form) submitOnChange(form);
 });

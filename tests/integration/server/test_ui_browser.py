@@ -76,6 +76,10 @@ def chromium(tmp_path: Path, *arguments: str) -> str:
     return done.stdout
 
 
+def part(html: str, start: str, end: str) -> str:
+    return html.split(start, 1)[1].split(end, 1)[0]
+
+
 def changes_in(dom: str) -> list[tuple[str, str, str, str]]:
     """The change list of a page's DOM as (date, property, old, new)."""
     listed = dom.split('<ol class="changes">', 1)[1].split("</ol>", 1)[0]
@@ -92,12 +96,17 @@ def test_the_browser_shows_the_changes_in_order(tmp_path: Path) -> None:
     with serving(db, tmp_path, "--no-auth") as (client, _):
         url = f"{str(client.base_url).rstrip('/')}/ui?scope=alice&entity=Alice&at={AS_OF}"
         dom = chromium(tmp_path, "--dump-dom", url)
+        clicked = chromium(tmp_path, "--dump-dom", url + "#f3")  # Sakura Sushi's bar
         shot = tmp_path / "timeline.png"
         chromium(tmp_path, f"--screenshot={shot}", url)
     assert changes_in(dom) == list(CHANGES)
     assert "Italian Garden" in dom and "Sakura Sushi" in dom
     held = dom.split('<ul class="held">', 1)[1].split("</ul>", 1)[0]
     assert "Sakura Sushi" in held and "City Hospital" in held and "Boston" in held
+    panel = part(clicked, '<div id="said" class="said"', "</div>")
+    assert "hidden" not in panel.split(">", 1)[0], panel
+    assert "Sakura Sushi is my favourite restaurant now." in panel and "Alice" in panel
+    assert 'id="said" class="said" hidden' in dom  # no fact chosen, no panel
     assert shot.stat().st_size > 10_000
     print(f"timeline screenshot: {shot}")
     if copy_to := os.environ.get("APEXMEM_UI_SCREENSHOT"):

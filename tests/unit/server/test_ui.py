@@ -102,6 +102,19 @@ def test_the_login_form_sets_an_http_only_cookie_and_the_key_stays_out_of_urls(
     assert ui.client.get("/ui").status_code == 401
 
 
+def test_a_form_posted_from_another_site_is_refused(ui: Page) -> None:
+    elsewhere = {"Origin": "https://evil.example"}
+    posted = ui.client.post("/ui/login", data={"key": ui.alice}, headers=elsewhere)
+    assert posted.status_code == 403 and "set-cookie" not in posted.headers
+    here = {"Origin": "http://testserver"}
+    signed = ui.client.post(
+        "/ui/login", data={"key": ui.alice}, headers=here, follow_redirects=False
+    )
+    assert signed.status_code == 303
+    assert ui.client.post("/ui/logout", headers=elsewhere).status_code == 403
+    assert ui.client.get("/ui").status_code == 200
+
+
 def test_a_wrong_or_revoked_key_is_refused_with_the_login_form(ui: Page) -> None:
     wrong = ui.client.post("/ui/login", data={"key": "amk_nope"}, follow_redirects=False)
     assert wrong.status_code == 401 and "unknown or revoked" in wrong.text
