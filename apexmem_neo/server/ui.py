@@ -44,6 +44,7 @@ HEADERS: Final = {
 UI_PATHS: Final = frozenset({"/ui", "/ui/login", "/ui/logout", "/ui/timeline.js"})
 """The page's routes: they answer HTML (the login form for a missing key, not a JSON error),
 and the script and the login and logout forms hold no memory data."""
+NOTHING_YET: Final = "No scope of this key holds anything yet."
 CROSS_SITE: Final = "This form was posted from another site; sign in from this page."
 ScopeQ = Annotated[str | None, Query(description="Whose memory (default: the key's first).")]
 EntityQ = Annotated[str | None, Query(description="The entity: id, name or alias.")]
@@ -128,17 +129,21 @@ def add_ui_routes(app: FastAPI, memory: Memory) -> None:
 
 
 def render(
-    memory: Memory, who: Caller, scope: str | None, entity: str | None, at: str | None,
-    *, logout: bool,
-) -> HTMLResponse:  # fmt: skip
+    memory: Memory,
+    who: Caller,
+    scope: str | None,
+    entity: str | None,
+    at: str | None,
+    *,
+    logout: bool,
+) -> HTMLResponse:
     """The page for the caller's choice: 403 for a scope the key does not hold, 400 for a
     bad scope name or date, 404 for an entity the scope does not know."""
     scopes = [s for s in memory.scopes() if who.may_read(s)]
     chosen = scope or (scopes[0] if scopes else None)
     choices = Choices(scopes, chosen, [], None, (at or now().isoformat())[:10], logout)
     if chosen is None:
-        return page(notice_page("apexmem timeline", choices, "No scope of this key holds "
-                                "anything yet."))  # fmt: skip
+        return page(notice_page("apexmem timeline", choices, NOTHING_YET))
     if not who.may_read(chosen):
         message = f"This API key does not hold scope {chosen!r}."
         return page(notice_page("apexmem timeline", replace(choices, scope=None), message), 403)

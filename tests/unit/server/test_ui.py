@@ -17,7 +17,7 @@ from apexmem_neo import Memory
 from apexmem_neo.server.app import create_app
 from apexmem_neo.server.keys import KeyStore
 from apexmem_neo.server.state import ServerState
-from apexmem_neo.server.ui import COOKIE
+from apexmem_neo.server.ui import COOKIE, NOTHING_YET
 from apexmem_neo.testing import HashingEmbedder
 from tests.unit.server.conftest import Served
 from tests.unit.server.test_scope_wall import ALICE_DATA
@@ -225,3 +225,12 @@ def test_the_scope_wall_holds_on_the_page(served: Served) -> None:
         assert not [d for d in ALICE_DATA if d in refused.text]
     nobody = served.client.get("/ui", params={"scope": "alice"})
     assert nobody.status_code == 401 and not [d for d in ALICE_DATA if d in nobody.text]
+
+
+def test_a_key_whose_scope_holds_nothing_is_told_so(ui: Page) -> None:
+    carol = ui.keys.create(["carol"]).key
+    first = ui.get(carol)
+    assert first.status_code == 200 and NOTHING_YET in first.text
+    named = ui.get(carol, scope="carol")
+    assert named.status_code == 200 and "holds no entity yet" in named.text
+    assert "Sakura" not in first.text + named.text and "orchard" not in first.text + named.text
