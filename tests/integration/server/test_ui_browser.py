@@ -15,7 +15,7 @@ import re
 import shutil
 import subprocess
 import sys
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
 
@@ -91,7 +91,9 @@ def changes_in(dom: str) -> list[tuple[str, str, str, str]]:
 
 
 @needs_chromium
-def test_the_browser_shows_the_changes_in_order(tmp_path: Path) -> None:
+def test_the_browser_shows_the_changes_in_order(
+    tmp_path: Path, record_property: Callable[[str, object], None]
+) -> None:
     db = demo_memory(tmp_path)
     with serving(db, tmp_path, "--no-auth") as (client, _):
         url = f"{str(client.base_url).rstrip('/')}/ui?scope=alice&entity=Alice&at={AS_OF}"
@@ -108,7 +110,8 @@ def test_the_browser_shows_the_changes_in_order(tmp_path: Path) -> None:
     assert "Sakura Sushi is my favourite restaurant now." in panel and "Alice" in panel
     assert 'id="said" class="said" hidden' in dom  # no fact chosen, no panel
     assert shot.stat().st_size > 10_000
-    print(f"timeline screenshot: {shot}")
+    print(f"timeline screenshot: {shot}")  # shown with -rP; in --junitxml as a property
+    record_property("screenshot", str(shot))
     if copy_to := os.environ.get("APEXMEM_UI_SCREENSHOT"):
         shutil.copyfile(shot, copy_to)
 
