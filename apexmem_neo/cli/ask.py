@@ -15,17 +15,13 @@ from apexmem_neo.agent.agent import is_non_answer
 from apexmem_neo.agent.models import AgentResult, Mode, TraceStep
 from apexmem_neo.cli.common import (
     DEFAULT_SCOPE,
-    DbOpt,
-    IndexNameOpt,
     JsonOpt,
+    MemoryChoice,
     ScopeOpt,
-    StoreOpt,
     console,
     fail,
     print_json,
     user_errors,
-    using_memory,
-    warn_if_unindexed,
 )
 from apexmem_neo.ontology.types import normalize_time
 
@@ -92,6 +88,7 @@ def agent_config(
         )
 
 
+@MemoryChoice.options()
 def ask(
     question: Annotated[str, typer.Argument(help="The question to answer from memory.")],
     date: Annotated[
@@ -99,9 +96,7 @@ def ask(
         typer.Option("--date", help="The question's date (ISO; default now), for time words."),
     ] = None,
     scope: ScopeOpt = DEFAULT_SCOPE,
-    store: StoreOpt = None,
-    db: DbOpt = None,
-    index_name: IndexNameOpt = None,
+    choice: MemoryChoice = MemoryChoice.SETTINGS,
     lang: Annotated[
         Literal["cypher", "sql"] | None,
         typer.Option("--lang", help="GraphQuery language (default: the store's own)."),
@@ -137,10 +132,10 @@ def ask(
             date = normalize_time(date)
         except ValueError as exc:
             fail(f"--date {date!r}: {exc}")
-    with using_memory(store, db, index_name, create=False) as memory:
+    with choice.open(create=False) as memory:
         config = agent_config(memory.agent_config, mode, tools, max_tool_calls, max_iters)
         if "Search" in config.tools:
-            warn_if_unindexed(memory, store, db, index_name)
+            choice.warn_if_unindexed(memory)
         result = memory.ask(question, scope=scope, at=date, config=config, language=lang)
     failed = bool(result.error) and is_non_answer(result.answer)
     if as_json and not failed:

@@ -9,12 +9,15 @@ through to ``fail``."""
 
 from __future__ import annotations
 
+import functools
+import inspect
 import json
-from collections.abc import Iterator
-from contextlib import contextmanager
+from collections.abc import Callable, Iterator
+from contextlib import AbstractContextManager, contextmanager
 from contextvars import ContextVar
+from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING, Annotated, Any, Literal, NoReturn
+from typing import TYPE_CHECKING, Annotated, Any, ClassVar, Final, Literal, NoReturn, TypeVar, cast
 
 import typer
 from pydantic import ValidationError
@@ -29,6 +32,7 @@ from apexmem_neo.settings import Settings
 if TYPE_CHECKING:  # Memory loads DSPy and the stores: only commands that open one pay for it
     from apexmem_neo.memory import Memory
 
+Command = TypeVar("Command", bound=Callable[..., Any])
 StoreName = Literal["sqlite", "neo4j"]
 StoreOpt = Annotated[
     StoreName | None, typer.Option("--store", help="sqlite or neo4j (default APEXMEM_STORE).")
@@ -159,6 +163,74 @@ def using_memory(
         )
         with memory:
             yield memory
+
+
+_CHOICE_OPTIONS: Final[dict[str, Any]] = {
+    "store": StoreOpt,
+    "db": DbOpt,
+    "index_name": IndexNameOpt,
+}
+"""The option each field of ``MemoryChoice`` is given as."""
+
+
+@dataclass(frozen=True)
+class MemoryChoice:
+    """Which memory a command opens: its --store, --db and --index-name options.
+
+    A command takes them as one parameter, ``choice: MemoryChoice = MemoryChoice.SETTINGS``,
+    under ``@MemoryChoice.options()``: the options are declared once, here, for every
+    command that opens a memory."""
+
+    SETTINGS: ClassVar[MemoryChoice]
+    """No option given: the settings decide."""
+
+    store: StoreName | None = None
+    db: Path | None = None
+    index_name: str | None = None
+
+    def open(self, *, create: bool) -> AbstractContextManager[Memory]:
+        """``using_memory`` with these options."""
+        return using_memory(self.store, self.db, self.index_name, create=create)
+
+    def warn_if_unindexed(self, memory: Memory) -> bool:
+        """``warn_if_unindexed`` with these options in its hint."""
+        return warn_if_unindexed(memory, self.store, self.db, self.index_name)
+
+    @staticmethod
+    def options(*, index_name: bool = True) -> Callable[[Command], Command]:
+        """Offer a command's ``choice`` parameter as the options --store, --db and (with
+        ``index_name``) --index-name, in its place among the command's options."""
+        names = tuple(_CHOICE_OPTIONS) if index_name else ("store", "db")
+
+        def declare(command: Command) -> Command:
+            return _with_choice_options(command, names)
+
+        return declare
+
+
+MemoryChoice.SETTINGS = MemoryChoice()
+
+
+def _with_choice_options(command: Command, names: tuple[str, ...]) -> Command:
+    """``command`` with its ``choice`` parameter spelt out as the ``names`` options (what
+    typer reads is the signature; the call gets a ``MemoryChoice`` back)."""
+    signature = inspect.signature(command, eval_str=True)
+    params = list(signature.parameters.values())
+    at = [p.name for p in params].index("choice")
+    params[at : at + 1] = [
+        inspect.Parameter(name, params[at].kind, default=None, annotation=_CHOICE_OPTIONS[name])
+        for name in names
+    ]
+
+    @functools.wraps(command)
+    def run(**kwargs: Any) -> Any:
+        choice = MemoryChoice(**{name: kwargs.pop(name) for name in names})
+        return command(choice=choice, **kwargs)
+
+    run.__signature__ = signature.replace(parameters=params)  # type: ignore[attr-defined]
+    run.__annotations__ = {p.name: p.annotation for p in params}
+    run.__annotations__["return"] = signature.return_annotation
+    return cast(Command, run)
 
 
 def print_json(data: Any) -> None:

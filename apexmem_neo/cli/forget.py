@@ -7,16 +7,14 @@ from typing import Annotated
 import typer
 
 from apexmem_neo.cli.common import (
-    DbOpt,
-    IndexNameOpt,
     JsonOpt,
-    StoreOpt,
+    MemoryChoice,
     fail,
     print_json,
-    using_memory,
 )
 
 
+@MemoryChoice.options()
 def forget(
     scope: Annotated[
         str, typer.Option("--scope", help="Whose memory to erase from (required: no default).")
@@ -28,9 +26,7 @@ def forget(
         str | None, typer.Option("--entity", help="Erase only this entity (name or id).")
     ] = None,
     yes: Annotated[bool, typer.Option("--yes", help="Do not ask for confirmation.")] = False,
-    store: StoreOpt = None,
-    db: DbOpt = None,
-    index_name: IndexNameOpt = None,
+    choice: MemoryChoice = MemoryChoice.SETTINGS,
     as_json: JsonOpt = False,
 ) -> None:
     """Erase a whole scope, one of its sessions or one entity from the store, the search
@@ -41,7 +37,7 @@ def forget(
     what = f"session {session!r}" if session else f"entity {entity!r}" if entity else "everything"
     if not yes and not typer.confirm(f"Erase {what} of scope {scope!r} for good?"):
         fail("nothing erased")
-    with using_memory(store, db, index_name, create=False) as memory:
+    with choice.open(create=False) as memory:
         result = memory.forget(scope=scope, session=session, entity=entity)
     if as_json:
         print_json(result.model_dump(mode="json", exclude={"erasure": {"erased_ids"}}))

@@ -17,14 +17,11 @@ import typer
 from rich.progress import Progress, TaskID
 
 from apexmem_neo.cli.common import (
-    DbOpt,
-    IndexNameOpt,
-    StoreOpt,
+    MemoryChoice,
     console,
     fail,
     load_settings,
     user_errors,
-    using_memory,
     warn,
 )
 from apexmem_neo.cli.progress import index_feed, progress_bar
@@ -114,6 +111,7 @@ def run_ingest(
     return result
 
 
+@MemoryChoice.options()
 def ingest(
     path: Annotated[Path, typer.Argument(help="LOCOMO .json or a .jsonl turn stream.")],
     fmt: Annotated[
@@ -128,9 +126,7 @@ def ingest(
             "conversation is its own scope.",
         ),
     ] = None,
-    store: StoreOpt = None,
-    db: DbOpt = None,
-    index_name: IndexNameOpt = None,
+    choice: MemoryChoice = MemoryChoice.SETTINGS,
     conversation: Annotated[
         list[str] | None, typer.Option(help="LOCOMO sample_id(s) to ingest (default: all).")
     ] = None,
@@ -168,7 +164,7 @@ def ingest(
         extract=extract, index=search_index, config=config,
     )  # fmt: skip
     runs_dir = load_settings().apexmem_home / "runs"
-    with using_memory(store, db, index_name, create=True) as memory:
+    with choice.open(create=True) as memory:
         result = run_ingest(memory, path, runs_dir, len(turns), opts)
     fail_on_failed_turns(result)
 

@@ -18,12 +18,10 @@ import typer
 
 from apexmem_neo.cli.common import (
     DEFAULT_SCOPE,
-    DbOpt,
     JsonOpt,
+    MemoryChoice,
     ScopeOpt,
-    StoreOpt,
     print_json,
-    using_memory,
 )
 from apexmem_neo.tools import markdown
 
@@ -51,9 +49,10 @@ LimitOpt = Annotated[
 ]
 
 
-def scopes(store: StoreOpt = None, db: DbOpt = None, as_json: JsonOpt = False) -> None:
+@MemoryChoice.options(index_name=False)
+def scopes(choice: MemoryChoice = MemoryChoice.SETTINGS, as_json: JsonOpt = False) -> None:
     """List the scopes that hold anything (pass one as --scope to the other commands)."""
-    with using_memory(store, db, None, create=False) as memory:
+    with choice.open(create=False) as memory:
         found = memory.scopes()
     if as_json:
         print_json({"scopes": found})
@@ -61,21 +60,22 @@ def scopes(store: StoreOpt = None, db: DbOpt = None, as_json: JsonOpt = False) -
         typer.echo("\n".join(found) if found else "_(no scopes: the memory is empty)_")
 
 
+@MemoryChoice.options(index_name=False)
 def sessions(
     scope: ScopeOpt = DEFAULT_SCOPE,
     after: AfterOpt = None,
     limit: LimitOpt = LIST_LIMIT,
-    store: StoreOpt = None,
-    db: DbOpt = None,
+    choice: MemoryChoice = MemoryChoice.SETTINGS,
     as_json: JsonOpt = False,
 ) -> None:
     """List the scope's sessions."""
-    with using_memory(store, db, None, create=False) as memory:
+    with choice.open(create=False) as memory:
         found = memory.sessions(scope, after=after, limit=limit)
     rows = [(s.session_id, s.conversation_id, s.seq, s.started_at or "") for s in found.items]
     show(found, ("session_id", "conversation", "seq", "started_at"), rows, as_json)
 
 
+@MemoryChoice.options(index_name=False)
 def turns(
     scope: ScopeOpt = DEFAULT_SCOPE,
     session: Annotated[
@@ -85,13 +85,12 @@ def turns(
     metadata: MetadataOpt = None,
     after: AfterOpt = None,
     limit: LimitOpt = LIST_LIMIT,
-    store: StoreOpt = None,
-    db: DbOpt = None,
+    choice: MemoryChoice = MemoryChoice.SETTINGS,
     as_json: JsonOpt = False,
 ) -> None:
     """List the scope's turns in conversation order, session by session."""
     wanted = metadata_filter(metadata)
-    with using_memory(store, db, None, create=False) as memory:
+    with choice.open(create=False) as memory:
         found = memory.turns(scope, session=session, metadata=wanted, after=after, limit=limit)
     head: tuple[str, ...] = ("time", "speaker", "text", "session_id", "seq")
     rows: list[tuple[Any, ...]] = [
@@ -131,21 +130,22 @@ def _shown(metadata: dict[str, Any]) -> str:
     return json.dumps(metadata, ensure_ascii=False, sort_keys=True)
 
 
+@MemoryChoice.options(index_name=False)
 def entities(
     scope: ScopeOpt = DEFAULT_SCOPE,
     after: AfterOpt = None,
     limit: LimitOpt = LIST_LIMIT,
-    store: StoreOpt = None,
-    db: DbOpt = None,
+    choice: MemoryChoice = MemoryChoice.SETTINGS,
     as_json: JsonOpt = False,
 ) -> None:
     """List the scope's entities by name."""
-    with using_memory(store, db, None, create=False) as memory:
+    with choice.open(create=False) as memory:
         found = memory.entities(scope, after=after, limit=limit)
     rows = [(e.name, e.entity_type.value, e.role.value, e.entity_id) for e in found.items]
     show(found, ("name", "type", "role", "entity_id"), rows, as_json)
 
 
+@MemoryChoice.options(index_name=False)
 def facts(
     scope: ScopeOpt = DEFAULT_SCOPE,
     entity: Annotated[
@@ -156,12 +156,11 @@ def facts(
     ] = None,
     after: AfterOpt = None,
     limit: LimitOpt = LIST_LIMIT,
-    store: StoreOpt = None,
-    db: DbOpt = None,
+    choice: MemoryChoice = MemoryChoice.SETTINGS,
     as_json: JsonOpt = False,
 ) -> None:
     """List the scope's facts by entity and property, each oldest first."""
-    with using_memory(store, db, None, create=False) as memory:
+    with choice.open(create=False) as memory:
         found = memory.facts(scope, entity=entity, property=prop, after=after, limit=limit)
     rows = [(f.entity_id, f.property, f.value, f.t_from, f.t_to or "") for f in found.items]
     show(found, ("entity_id", "property", "value", "t_from", "t_to"), rows, as_json)

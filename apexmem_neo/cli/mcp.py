@@ -15,13 +15,10 @@ import typer
 
 from apexmem_neo.cli.common import (
     DEFAULT_SCOPE,
-    DbOpt,
-    IndexNameOpt,
+    MemoryChoice,
     ScopeOpt,
-    StoreOpt,
     fail,
     user_errors,
-    using_memory,
 )
 
 HttpOpt = Annotated[bool, typer.Option("--http", help="Streamable HTTP instead of stdio.")]
@@ -33,13 +30,12 @@ NoLlmOpt = Annotated[
 ]
 
 
+@MemoryChoice.options()
 def mcp_command(
     http: HttpOpt = False,
     host: HostOpt = "127.0.0.1",
     port: PortOpt = 8765,
-    store: StoreOpt = None,
-    db: DbOpt = None,
-    index_name: IndexNameOpt = None,
+    choice: MemoryChoice = MemoryChoice.SETTINGS,
     scope: ScopeOpt = DEFAULT_SCOPE,
     no_llm: NoLlmOpt = False,
 ) -> None:
@@ -60,7 +56,7 @@ def mcp_command(
         check_scope(scope)  # before the memory is opened (and its file made)
     with contextlib.ExitStack() as stack:
         with contextlib.redirect_stdout(sys.stderr):
-            memory = stack.enter_context(using_memory(store, db, index_name, create=True))
+            memory = stack.enter_context(choice.open(create=True))
         if no_llm:
             memory.lm = None  # the settings always name a model; --no-llm means none
         jobs = IngestJobs(memory)

@@ -11,13 +11,10 @@ import typer
 from apexmem_neo.agent.programs import TrainingQuestion
 from apexmem_neo.cli.common import (
     DEFAULT_SCOPE,
-    DbOpt,
-    IndexNameOpt,
+    MemoryChoice,
     ScopeOpt,
-    StoreOpt,
     console,
     fail,
-    using_memory,
 )
 from apexmem_neo.ontology.types import normalize_time
 
@@ -49,15 +46,14 @@ def read_questions(path: Path) -> list[TrainingQuestion]:
     return out
 
 
+@MemoryChoice.options()
 def optimize(
     questions: Annotated[
         Path, typer.Argument(help='JSON Lines of {"question", "answer", "date"} to learn from.')
     ],
     out: Annotated[Path, typer.Option("--out", help="Where to write the compiled program.")],
     scope: ScopeOpt = DEFAULT_SCOPE,
-    store: StoreOpt = None,
-    db: DbOpt = None,
-    index_name: IndexNameOpt = None,
+    choice: MemoryChoice = MemoryChoice.SETTINGS,
     optimizer: Annotated[
         Literal["labeled", "bootstrap"],
         typer.Option(
@@ -69,7 +65,7 @@ def optimize(
     """Compile the answer program from questions with known answers (use it with
     APEXMEM_ANSWER_PROGRAM or AgentConfig.answer_program)."""
     training = read_questions(questions)
-    with using_memory(store, db, index_name, create=False) as memory:
+    with choice.open(create=False) as memory:
         path = memory.optimize(training, scope=scope, out=out, optimizer=optimizer, demos=demos)
     console.print(
         f"compiled from {len(training)} questions ({optimizer}, {demos} demos): {path}",

@@ -15,15 +15,12 @@ from rich.table import Table
 
 from apexmem_neo.cli.common import (
     DEFAULT_SCOPE,
-    DbOpt,
-    IndexNameOpt,
     JsonOpt,
+    MemoryChoice,
     ScopeOpt,
-    StoreOpt,
     console,
     fail,
     print_json,
-    using_memory,
 )
 from apexmem_neo.memory import AmbiguousEntityError, EntityHistory, MemoryStats
 from apexmem_neo.memory.views import scoped_backend
@@ -46,22 +43,21 @@ def query_json(result: QueryResult) -> dict[str, object]:
     }
 
 
+@MemoryChoice.options()
 def query(
     text: Annotated[str, typer.Argument(help="One read-only query (SELECT or MATCH ... RETURN).")],
     lang: LangOpt = None,
     sql: Annotated[bool, typer.Option("--sql", help="Shorthand for --lang sql.")] = False,
     limit: Annotated[int, typer.Option("--limit", min=1, help="At most this many rows.")] = 200,
     scope: ScopeOpt = DEFAULT_SCOPE,
-    store: StoreOpt = None,
-    db: DbOpt = None,
-    index_name: IndexNameOpt = None,
+    choice: MemoryChoice = MemoryChoice.SETTINGS,
     as_json: JsonOpt = False,
 ) -> None:
     """Run one read-only query (SQL on SQLite, Cypher on Neo4j, unless --lang says otherwise)."""
     if sql and lang == "cypher":
         fail("--sql and --lang cypher contradict each other")
     language: Literal["sql", "cypher"] | None = "sql" if sql else lang
-    with using_memory(store, db, index_name, create=False) as memory:
+    with choice.open(create=False) as memory:
         result = memory.query(text, language, scope=scope, limit=limit)
     if as_json:
         print_json(query_json(result))
@@ -69,18 +65,17 @@ def query(
         typer.echo(markdown.result(result, CELL_CHARS, limit))
 
 
+@MemoryChoice.options()
 def schema(
     examples: Annotated[bool, typer.Option(help="Also show the temporal query examples.")] = False,
     guide: Annotated[bool, typer.Option(help="Also explain which tool to use when.")] = False,
-    store: StoreOpt = None,
-    db: DbOpt = None,
-    index_name: IndexNameOpt = None,
+    choice: MemoryChoice = MemoryChoice.SETTINGS,
     as_json: JsonOpt = False,
     scope: ScopeOpt = DEFAULT_SCOPE,
 ) -> None:
     """Show the memory's schema (SchemaViewer): tables or labels, relationships, the scope's
     counts."""
-    with using_memory(store, db, index_name, create=False) as memory:
+    with choice.open(create=False) as memory:
         if as_json:
             print_json(asdict(scoped_backend(memory.backend, scope).schema()))
             return
@@ -88,13 +83,12 @@ def schema(
     typer.echo(text)
 
 
+@MemoryChoice.options()
 def entity(
     name: Annotated[str, typer.Argument(help="An entity name or id (or words naming it).")],
     k: Annotated[int, typer.Option(min=1, max=10, help="At most this many entities.")] = 3,
     scope: ScopeOpt = DEFAULT_SCOPE,
-    store: StoreOpt = None,
-    db: DbOpt = None,
-    index_name: IndexNameOpt = None,
+    choice: MemoryChoice = MemoryChoice.SETTINGS,
     as_json: JsonOpt = False,
 ) -> None:
     """Show entities with their latest values, anchors and facts (EntityLookup).
@@ -104,7 +98,7 @@ def entity(
     known names. With --json, the entity itself (id, name, type, aliases); a name that fits
     several equally well is then an error listing them.
     """
-    with using_memory(store, db, index_name, create=False) as memory:
+    with choice.open(create=False) as memory:
         try:
             found = memory.entity(name, scope=scope)  # none at all: one error line
         except AmbiguousEntityError:
@@ -118,13 +112,12 @@ def entity(
     typer.echo(text)
 
 
+@MemoryChoice.options()
 def history(
     entity_name: Annotated[str, typer.Argument(metavar="ENTITY", help="Entity name or id.")],
     prop: Annotated[str, typer.Argument(metavar="PROPERTY", help="Property, e.g. city.")],
     scope: ScopeOpt = DEFAULT_SCOPE,
-    store: StoreOpt = None,
-    db: DbOpt = None,
-    index_name: IndexNameOpt = None,
+    choice: MemoryChoice = MemoryChoice.SETTINGS,
     as_json: JsonOpt = False,
 ) -> None:
     """Show every fact of (ENTITY, PROPERTY) in time order, and when the value changed.
@@ -133,7 +126,7 @@ def history(
     PROPERTY may be any spelling of one of its properties ("favorite restaurant",
     "works_at" for employer); the heading shows the stored name.
     """
-    with using_memory(store, db, index_name, create=False) as memory:
+    with choice.open(create=False) as memory:
         found = memory.history(entity_name, prop, scope=scope)
     if as_json:
         print_json(found.model_dump(mode="json"))
@@ -153,14 +146,13 @@ def history_markdown(found: EntityHistory) -> str:
     return "\n".join(lines)
 
 
+@MemoryChoice.options()
 def stats(
-    store: StoreOpt = None,
-    db: DbOpt = None,
-    index_name: IndexNameOpt = None,
+    choice: MemoryChoice = MemoryChoice.SETTINGS,
     as_json: JsonOpt = False,
 ) -> None:
     """Show what the memory holds and what it runs on (store, search index, embedder, LM)."""
-    with using_memory(store, db, index_name, create=False) as memory:
+    with choice.open(create=False) as memory:
         found = memory.stats()
     if as_json:
         print_json(found.model_dump(mode="json"))

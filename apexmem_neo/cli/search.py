@@ -9,14 +9,10 @@ import typer
 
 from apexmem_neo.cli.common import (
     DEFAULT_SCOPE,
-    DbOpt,
-    IndexNameOpt,
     JsonOpt,
+    MemoryChoice,
     ScopeOpt,
-    StoreOpt,
     print_json,
-    using_memory,
-    warn_if_unindexed,
 )
 from apexmem_neo.cli.listing import MetadataOpt, metadata_filter
 from apexmem_neo.search import DocKind, SearchResults
@@ -25,6 +21,7 @@ from apexmem_neo.tools import markdown
 CELL_CHARS = 120
 
 
+@MemoryChoice.options()
 def search(
     text: Annotated[str, typer.Argument(metavar="QUERY", help="What to look for, in words.")],
     k: Annotated[int, typer.Option("--k", min=1, help="At most this many hits per kind.")] = 10,
@@ -34,9 +31,7 @@ def search(
     ] = None,
     metadata: MetadataOpt = None,
     scope: ScopeOpt = DEFAULT_SCOPE,
-    store: StoreOpt = None,
-    db: DbOpt = None,
-    index_name: IndexNameOpt = None,
+    choice: MemoryChoice = MemoryChoice.SETTINGS,
     as_json: JsonOpt = False,
 ) -> None:
     """Search the memory's entities, properties, events and turns (best first per kind); with
@@ -45,8 +40,8 @@ def search(
 
     wanted = metadata_filter(metadata)
     shown = [DocKind.TURN] if wanted else kind
-    with using_memory(store, db, index_name, create=False) as memory:
-        if warn_if_unindexed(memory, store, db, index_name):
+    with choice.open(create=False) as memory:
+        if choice.warn_if_unindexed(memory):
             found = memory.search(text, scope=scope, k=k, kinds=kind, metadata=wanted)
         else:  # nothing to rank: skip loading the embedding model
             found = SearchResults(query=text)

@@ -9,7 +9,10 @@ from typing import Annotated
 
 import typer
 
-from apexmem_neo.cli.common import DbOpt, IndexNameOpt, StoreOpt, console, using_memory
+from apexmem_neo.cli.common import (
+    MemoryChoice,
+    console,
+)
 from apexmem_neo.cli.progress import index_feed, progress_bar
 
 RebuildOpt = Annotated[
@@ -28,15 +31,14 @@ OptimizeOpt = Annotated[
 ]
 
 
+@MemoryChoice.options()
 def index(
-    store: StoreOpt = None,
-    db: DbOpt = None,
-    index_name: IndexNameOpt = None,
+    choice: MemoryChoice = MemoryChoice.SETTINGS,
     rebuild: RebuildOpt = False,
     optimize: OptimizeOpt = True,
 ) -> None:
     """Build or refresh the search index of the memory (idempotent; writes keep it current)."""
-    with using_memory(store, db, index_name, create=False) as memory:
+    with choice.open(create=False) as memory:
         with progress_bar() as bar:
             count = memory.index(rebuild=rebuild, optimize=optimize, progress=index_feed(bar))
         where = memory.search_location

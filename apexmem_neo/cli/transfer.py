@@ -11,31 +11,27 @@ import typer
 
 from apexmem_neo.cli.common import (
     DEFAULT_SCOPE,
-    DbOpt,
-    IndexNameOpt,
     JsonOpt,
+    MemoryChoice,
     ScopeOpt,
-    StoreOpt,
     console,
     fail,
     print_json,
-    using_memory,
     warn,
 )
 
 
+@MemoryChoice.options()
 def export(
     out: Annotated[Path, typer.Argument(help="The JSON Lines file to write (replaced whole).")],
     scope: ScopeOpt = DEFAULT_SCOPE,
-    store: StoreOpt = None,
-    db: DbOpt = None,
-    index_name: IndexNameOpt = None,
+    choice: MemoryChoice = MemoryChoice.SETTINGS,
     as_json: JsonOpt = False,
 ) -> None:
     """Export one scope (every session, turn, entity, fact...) as JSON Lines."""
     if not out.parent.is_dir():
         fail(f"{out.parent}: no such directory")
-    with using_memory(store, db, index_name, create=False) as memory:
+    with choice.open(create=False) as memory:
         result = memory.export(out, scope=scope)
     if as_json:
         print_json(result.model_dump())
@@ -49,15 +45,14 @@ def export(
     )  # fmt: skip
 
 
+@MemoryChoice.options()
 def import_(
     source: Annotated[Path, typer.Argument(help="A file written by `apexmem export`.")],
     scope: Annotated[
         str | None,
         typer.Option("--scope", help="The scope to import into: the file's own (the default)."),
     ] = None,
-    store: StoreOpt = None,
-    db: DbOpt = None,
-    index_name: IndexNameOpt = None,
+    choice: MemoryChoice = MemoryChoice.SETTINGS,
     search_index: Annotated[
         bool,
         typer.Option(
@@ -70,7 +65,7 @@ def import_(
     """Import an exported scope (idempotent: rows already in memory are kept as they are)."""
     if not source.is_file():
         fail(f"{source}: no such file")
-    with using_memory(store, db, index_name, create=True) as memory:
+    with choice.open(create=True) as memory:
         result = memory.import_file(source, scope=scope, index=search_index)
         where = memory.search_location or "(no search index)"
     if as_json:
