@@ -2,39 +2,43 @@
 
 Each method runs the synchronous ``Memory`` method in a worker thread
 (``asyncio.to_thread``), so the event loop never blocks on the store, the search index or an
-LLM call. Reads may run concurrently; writes take the memory's one write lock.
+LLM call; it takes that method's parameters and carries its docstring. Reads may run
+concurrently; writes take the memory's one write lock.
 """
 
 from __future__ import annotations
 
 import asyncio
 import functools
-from collections.abc import Callable, Iterable, Mapping, Sequence
+from collections.abc import Callable, Coroutine, Iterable
 from pathlib import Path
 from types import TracebackType
-from typing import Any, Self, TypeVar
+from typing import Any, Concatenate, ParamSpec, Self, TypeVar
 
-from apexmem_neo.agent import AgentConfig, AgentResult, MemoryAgent, Mode
-from apexmem_neo.construction.loaders import TurnInput
+from apexmem_neo.agent import MemoryAgent
 from apexmem_neo.memory.core import Memory
-from apexmem_neo.memory.forget import ForgetResult
-from apexmem_neo.memory.listing import LIST_LIMIT, Listing
-from apexmem_neo.memory.messages import Message
-from apexmem_neo.memory.results import AddResult, EntityHistory, MemoryStats
-from apexmem_neo.memory.transfer import ExportResult, ImportResult, Target
-from apexmem_neo.ontology import Entity, Session, Turn
-from apexmem_neo.ontology.metadata import MetadataValue
-from apexmem_neo.ontology.types import TimeLike
-from apexmem_neo.query.backend import Language, QueryResult
-from apexmem_neo.search import DocKind, SearchResults
-from apexmem_neo.store.protocol import ChangeRecord, FactRecord
+from apexmem_neo.query.backend import Language
 from apexmem_neo.tools.result import Tool
 
+P = ParamSpec("P")
 T = TypeVar("T")
 
 
 async def _run(call: Callable[..., T], *args: Any, **kwargs: Any) -> T:
     return await asyncio.to_thread(functools.partial(call, *args, **kwargs))
+
+
+def _in_thread(
+    method: Callable[Concatenate[Memory, P], T],
+) -> Callable[Concatenate[AsyncMemory, P], Coroutine[Any, Any, T]]:
+    """``Memory.method`` as a coroutine method of ``AsyncMemory``, run in a worker thread:
+    the same parameters, types and docstring, so the two APIs cannot drift apart."""
+
+    @functools.wraps(method)
+    async def in_thread(self: AsyncMemory, /, *args: P.args, **kwargs: P.kwargs) -> T:
+        return await asyncio.to_thread(method, self.memory, *args, **kwargs)
+
+    return in_thread
 
 
 class AsyncMemory:
@@ -55,168 +59,49 @@ class AsyncMemory:
     async def from_settings(cls, settings: Any = None, **overrides: Any) -> Self:
         return cls(await _run(Memory.from_settings, settings, **overrides))
 
-    async def add(
-        self,
-        messages: Sequence[Message] | Message,
-        *,
-        scope: str,
-        session: str | None = None,
-        at: TimeLike | None = None,
-        extract: bool = True,
-    ) -> AddResult:
-        return await _run(
-            self.memory.add, messages, scope=scope, session=session, at=at, extract=extract
-        )
-
-    async def ingest_file(self, path: str | Path, **options: Any) -> AddResult:
-        return await _run(self.memory.ingest_file, path, **options)
-
-    async def ingest_turns(self, turns: Sequence[TurnInput], **options: Any) -> AddResult:
-        return await _run(self.memory.ingest_turns, turns, **options)
-
-    async def index(self, **options: Any) -> int:
-        return await _run(self.memory.index, **options)
-
-    async def search(
-        self,
-        query: str,
-        *,
-        scope: str,
-        k: int = 10,
-        kinds: Iterable[DocKind | str] | None = None,
-        metadata: Mapping[str, MetadataValue] | None = None,
-    ) -> SearchResults:
-        return await _run(
-            self.memory.search, query, scope=scope, k=k, kinds=kinds, metadata=metadata
-        )
-
-    async def ask(
-        self,
-        question: str,
-        *,
-        scope: str,
-        at: TimeLike | None = None,
-        mode: Mode | None = None,
-        config: AgentConfig | None = None,
-        language: Language | None = None,
-    ) -> AgentResult:
-        return await _run(
-            self.memory.ask,
-            question,
-            scope=scope,
-            at=at,
-            mode=mode,
-            config=config,
-            language=language,
-        )
+    add = _in_thread(Memory.add)
+    ingest_file = _in_thread(Memory.ingest_file)
+    ingest_turns = _in_thread(Memory.ingest_turns)
+    index = _in_thread(Memory.index)
+    search = _in_thread(Memory.search)
+    ask = _in_thread(Memory.ask)
 
     async def agent(self, *, scope: str, **options: Any) -> MemoryAgent:
         """The answering agent over ``scope``; its ``ask`` is synchronous (run it in a
         thread, or use ``AsyncMemory.ask``)."""
         return await _run(self.memory.agent, scope=scope, **options)
 
-    async def optimize(self, questions: Iterable[Any], *, scope: str, **options: Any) -> Path:
-        return await _run(self.memory.optimize, questions, scope=scope, **options)
-
-    async def entity(self, name: str, *, scope: str) -> Entity:
-        return await _run(self.memory.entity, name, scope=scope)
-
-    async def history(self, entity: str, property: str, *, scope: str) -> EntityHistory:
-        return await _run(self.memory.history, entity, property, scope=scope)
-
-    async def as_of(
-        self, entity: str, property: str, at: TimeLike, *, scope: str
-    ) -> FactRecord | None:
-        return await _run(self.memory.as_of, entity, property, at, scope=scope)
-
-    async def current(self, entity: str, property: str, *, scope: str) -> FactRecord | None:
-        return await _run(self.memory.current, entity, property, scope=scope)
-
-    async def changes(self, entity: str, property: str, *, scope: str) -> list[ChangeRecord]:
-        return await _run(self.memory.changes, entity, property, scope=scope)
-
-    async def before(
-        self, entity: str, property: str, reference: TimeLike, *, scope: str
-    ) -> FactRecord | None:
-        return await _run(self.memory.before, entity, property, reference, scope=scope)
-
-    async def query(
-        self, text: str, language: Language | None = None, *, scope: str, **options: Any
-    ) -> QueryResult:
-        return await _run(self.memory.query, text, language, scope=scope, **options)
+    optimize = _in_thread(Memory.optimize)
+    entity = _in_thread(Memory.entity)
+    history = _in_thread(Memory.history)
+    as_of = _in_thread(Memory.as_of)
+    current = _in_thread(Memory.current)
+    changes = _in_thread(Memory.changes)
+    before = _in_thread(Memory.before)
+    query = _in_thread(Memory.query)
 
     @property
     def language(self) -> Language:
         """The store's own query language."""
         return self.memory.language
 
-    async def schema(self, examples: bool = False, guide: bool = False, *, scope: str) -> str:
-        return await _run(self.memory.schema, examples, guide, scope=scope)
-
-    async def lookup(self, name: str, k: int = 3, *, scope: str) -> str:
-        return await _run(self.memory.lookup, name, k, scope=scope)
+    schema = _in_thread(Memory.schema)
+    lookup = _in_thread(Memory.lookup)
 
     async def tools(self, *, scope: str, names: Iterable[str] | None = None) -> dict[str, Tool]:
         """The agent's tools over ``scope`` (synchronous callables)."""
         return await _run(self.memory.tools, scope=scope, names=names)
 
-    async def scopes(self) -> list[str]:
-        return await _run(self.memory.scopes)
-
-    async def sessions(
-        self, scope: str, *, after: str | None = None, limit: int = LIST_LIMIT
-    ) -> Listing[Session]:
-        return await _run(self.memory.sessions, scope, after=after, limit=limit)
-
-    async def turns(
-        self,
-        scope: str,
-        *,
-        session: str | None = None,
-        metadata: Mapping[str, MetadataValue] | None = None,
-        after: str | None = None,
-        limit: int = LIST_LIMIT,
-    ) -> Listing[Turn]:
-        return await _run(
-            self.memory.turns, scope, session=session, metadata=metadata, after=after, limit=limit
-        )
-
-    async def entities(
-        self, scope: str, *, after: str | None = None, limit: int = LIST_LIMIT
-    ) -> Listing[Entity]:
-        return await _run(self.memory.entities, scope, after=after, limit=limit)
-
-    async def facts(
-        self,
-        scope: str,
-        *,
-        entity: str | None = None,
-        property: str | None = None,
-        after: str | None = None,
-        limit: int = LIST_LIMIT,
-    ) -> Listing[FactRecord]:
-        return await _run(
-            self.memory.facts, scope, entity=entity, property=property, after=after, limit=limit
-        )
-
-    async def export(self, out: Target, *, scope: str) -> ExportResult:
-        return await _run(self.memory.export, out, scope=scope)
-
-    async def import_file(
-        self, source: Target, *, scope: str | None = None, index: bool = True
-    ) -> ImportResult:
-        return await _run(self.memory.import_file, source, scope=scope, index=index)
-
-    async def forget(
-        self, *, scope: str, session: str | None = None, entity: str | None = None
-    ) -> ForgetResult:
-        return await _run(self.memory.forget, scope=scope, session=session, entity=entity)
-
-    async def stats(self) -> MemoryStats:
-        return await _run(self.memory.stats)
-
-    async def close(self) -> None:
-        await _run(self.memory.close)
+    scopes = _in_thread(Memory.scopes)
+    sessions = _in_thread(Memory.sessions)
+    turns = _in_thread(Memory.turns)
+    entities = _in_thread(Memory.entities)
+    facts = _in_thread(Memory.facts)
+    export = _in_thread(Memory.export)
+    import_file = _in_thread(Memory.import_file)
+    forget = _in_thread(Memory.forget)
+    stats = _in_thread(Memory.stats)
+    close = _in_thread(Memory.close)
 
     async def __aenter__(self) -> Self:
         return self
