@@ -9,10 +9,11 @@ from __future__ import annotations
 
 import math
 from datetime import date, datetime
-from typing import Any, Final, Self
+from typing import Annotated, Any, Final, Self
 from urllib.parse import urlsplit
 
 from pydantic import (
+    AfterValidator,
     AliasChoices,
     BaseModel,
     ConfigDict,
@@ -34,6 +35,25 @@ from apexmem_neo.ontology.types import (
 )
 
 NonEmpty = Field(min_length=1)
+
+
+def _check_enum_values(values: tuple[str, ...], info: ValidationInfo) -> tuple[str, ...]:
+    """An enum's allowed values: given for dtype enum only, never the same one twice (the
+    model's ``dtype`` field comes before ``enum_values``)."""
+    dtype = info.data.get("dtype")
+    if dtype == DType.ENUM and not values:
+        raise ValueError("dtype 'enum' needs enum_values naming the allowed values")
+    if dtype is not None and dtype != DType.ENUM and values:
+        raise ValueError(f"enum_values {values!r} given for dtype {dtype.value!r}")
+    if len(set(values)) != len(values):
+        raise ValueError(f"enum_values {values!r} has duplicates")
+    return values
+
+
+SnakeCaseName = Annotated[str, AfterValidator(check_snake_case)]
+"""A property name: snake_case, checked (``check_snake_case``)."""
+EnumValues = Annotated[tuple[str, ...], AfterValidator(_check_enum_values)]
+"""A property's allowed values, checked against the model's ``dtype``."""
 
 
 class OntologyModel(BaseModel):
@@ -112,23 +132,13 @@ class Entity(OntologyModel):
 class Property(OntologyModel):
     """A snake_case property name with its dtype; an enum lists its allowed values."""
 
-    name: str
+    name: SnakeCaseName
     dtype: DType
-    enum_values: tuple[str, ...] = Field(default=(), validate_default=True)
+    enum_values: EnumValues = Field(default=(), validate_default=True)
     description: str = ""
     recorded_at: IsoTime | None = None
     scope: str = ids.DEFAULT_SCOPE
     property_id: str = ""
-
-    @field_validator("name")
-    @classmethod
-    def _snake_case(cls, name: str) -> str:
-        return check_snake_case(name)
-
-    @field_validator("enum_values")
-    @classmethod
-    def _enum_values(cls, values: tuple[str, ...], info: ValidationInfo) -> tuple[str, ...]:
-        return _check_enum_values(values, info)
 
     @model_validator(mode="after")
     def _fill_id(self) -> Self:
@@ -224,9 +234,9 @@ class Fact(OntologyModel):
     """
 
     entity_id: str = Field(min_length=1, validation_alias=AliasChoices("entity_id", "subject"))
-    property: str
+    property: SnakeCaseName
     dtype: DType
-    enum_values: tuple[str, ...] = Field(default=(), validate_default=True)
+    enum_values: EnumValues = Field(default=(), validate_default=True)
     value: Any
     t_from: IsoTime
     t_to: IsoTime | None = None
@@ -237,16 +247,6 @@ class Fact(OntologyModel):
     fact_id: str = ""
     value_json: str = Field(default="", exclude=True, repr=False)
     """Derived: the canonical JSON of ``value`` (the column ``value_json``); always recomputed."""
-
-    @field_validator("property")
-    @classmethod
-    def _snake_case(cls, name: str) -> str:
-        return check_snake_case(name)
-
-    @field_validator("enum_values")
-    @classmethod
-    def _enum_values(cls, values: tuple[str, ...], info: ValidationInfo) -> tuple[str, ...]:
-        return _check_enum_values(values, info)
 
     @field_validator("value")
     @classmethod
@@ -283,17 +283,6 @@ class Fact(OntologyModel):
 
     def property_id(self, scope: str = ids.DEFAULT_SCOPE) -> str:
         return ids.property_id(self.property, scope)
-
-
-def _check_enum_values(values: tuple[str, ...], info: ValidationInfo) -> tuple[str, ...]:
-    dtype = info.data.get("dtype")
-    if dtype == DType.ENUM and not values:
-        raise ValueError("dtype 'enum' needs enum_values naming the allowed values")
-    if dtype is not None and dtype != DType.ENUM and values:
-        raise ValueError(f"enum_values {values!r} given for dtype {dtype.value!r}")
-    if len(set(values)) != len(values):
-        raise ValueError(f"enum_values {values!r} has duplicates")
-    return values
 
 
 def coerce_value(value: Any, dtype: DType, enum_values: tuple[str, ...] = ()) -> Any:
