@@ -13,6 +13,7 @@ from __future__ import annotations
 import json
 from collections.abc import Callable, Mapping
 from functools import cache
+from operator import attrgetter
 from typing import Any, Final, TypeVar
 
 from pydantic import BaseModel
@@ -130,23 +131,25 @@ _ENUM_VALUES: Final[dict[object, str]] = {
 """Enum member -> its value, a dict lookup (``member.value`` goes through a descriptor)."""
 
 
+def _leading_fields(table: str) -> Callable[[Any], Values]:
+    """The attributes a model of ``table`` stores as they are: its columns before
+    ``recorded_at`` (which takes the batch's default when unset), read in one call."""
+    columns = COLUMNS[table]
+    return attrgetter(*columns[: columns.index("recorded_at")])
+
+
+_SESSION_FIELDS: Final = _leading_fields("sessions")
+_TURN_FIELDS: Final = _leading_fields("turns")
+_EVIDENCE_FIELDS: Final = _leading_fields("evidence")
+_EVENT_FIELDS: Final = _leading_fields("events")
+
+
 def session_values(s: Session, default: str, scope: str) -> Values:
-    return (s.session_id, s.conversation_id, s.seq, s.started_at, s.recorded_at or default, scope)
+    return (*_SESSION_FIELDS(s), s.recorded_at or default, scope)
 
 
 def turn_values(t: Turn, default: str, scope: str) -> Values:
-    return (
-        t.turn_id,
-        t.session_id,
-        t.seq,
-        t.speaker,
-        t.listener,
-        t.text,
-        t.anchor_datetime,
-        t.recorded_at or default,
-        scope,
-        metadata_json(t.metadata),
-    )
+    return (*_TURN_FIELDS(t), t.recorded_at or default, scope, metadata_json(t.metadata))
 
 
 def entity_values(e: Entity, default: str, scope: str) -> Values:
@@ -176,28 +179,11 @@ def property_values(p: Property, default: str, scope: str) -> Values:
 
 
 def evidence_values(e: Evidence, default: str, scope: str) -> Values:
-    return (
-        e.evidence_id,
-        e.turn_id,
-        e.text,
-        e.span_start,
-        e.span_end,
-        e.recorded_at or default,
-        scope,
-    )
+    return (*_EVIDENCE_FIELDS(e), e.recorded_at or default, scope)
 
 
 def event_values(e: Event, default: str, scope: str) -> Values:
-    return (
-        e.event_id,
-        e.event_type,
-        e.anchor_datetime,
-        e.location,
-        e.turn_id,
-        e.evidence_id,
-        e.recorded_at or default,
-        scope,
-    )
+    return (*_EVENT_FIELDS(e), e.recorded_at or default, scope)
 
 
 def participant_values(p: EventParticipant, default: str, scope: str) -> Values:
