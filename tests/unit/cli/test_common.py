@@ -2,11 +2,15 @@
 
 from __future__ import annotations
 
+import inspect
+from pathlib import Path
+
 import pytest
 import typer
 from pydantic import BaseModel, ValidationError
+from typer.testing import CliRunner
 
-from apexmem_neo.cli.common import fail, one_line, store_flags, user_errors
+from apexmem_neo.cli.common import MemoryChoice, fail, one_line, store_flags, user_errors
 from apexmem_neo.construction.loaders import LoaderError
 from apexmem_neo.errors import ApexMemError
 from apexmem_neo.query.backend import ToolError
@@ -56,3 +60,33 @@ def test_other_errors_are_not_swallowed() -> None:
 def test_store_flags_repeat_the_options_given() -> None:
     assert store_flags(None, None, None) == ""
     assert store_flags("neo4j", None, "team") == " --store neo4j --index-name team"
+
+
+def test_memory_choice_options_stand_in_the_choice_parameter() -> None:
+    """``@MemoryChoice.options()`` offers --store, --db and --index-name where the ``choice``
+    parameter stands, and the command gets them back as one ``MemoryChoice``."""
+    seen: list[MemoryChoice] = []
+
+    @MemoryChoice.options()
+    def command(
+        name: str = "x", choice: MemoryChoice = MemoryChoice.SETTINGS, loud: bool = False
+    ) -> None:
+        seen.append(choice)
+
+    assert list(inspect.signature(command).parameters) == [
+        "name", "store", "db", "index_name", "loud",
+    ]  # fmt: skip
+    app = typer.Typer()
+    app.command()(command)
+    result = CliRunner().invoke(app, ["--store", "neo4j", "--db", "m.sqlite", "--loud"])
+    assert result.exit_code == 0, result.output
+    assert seen == [MemoryChoice(store="neo4j", db=Path("m.sqlite"), index_name=None)]
+
+
+def test_memory_choice_options_without_an_index_name() -> None:
+    @MemoryChoice.options(index_name=False)
+    def command(choice: MemoryChoice = MemoryChoice.SETTINGS) -> None:
+        """Nothing."""
+
+    assert list(inspect.signature(command).parameters) == ["store", "db"]
+    assert command.__doc__ == "Nothing."
