@@ -11,8 +11,8 @@ from __future__ import annotations
 
 import json
 import shlex
-from collections.abc import Sequence
-from typing import TYPE_CHECKING, Annotated, Any, Final
+from collections.abc import Callable, Sequence
+from typing import TYPE_CHECKING, Annotated, Any, Final, TypeVar
 
 import typer
 
@@ -26,8 +26,13 @@ from apexmem_neo.cli.common import (
 from apexmem_neo.tools import markdown
 
 if TYPE_CHECKING:  # Memory loads DSPy and the stores: only a running command pays for it
+    from pydantic import BaseModel
+
+    from apexmem_neo.memory import Memory
     from apexmem_neo.memory.listing import Listing
 
+Item = TypeVar("Item", bound="BaseModel")
+Result = TypeVar("Result")
 CELL_CHARS = 120
 LIST_LIMIT: Final = 100
 """Rows per page unless --limit says otherwise (``Memory``'s own default)."""
@@ -60,19 +65,43 @@ def scopes(choice: MemoryChoice = MemoryChoice.SETTINGS, as_json: JsonOpt = Fals
         typer.echo("\n".join(found) if found else "_(no scopes: the memory is empty)_")
 
 
-@MemoryChoice.options(index_name=False)
-def sessions(
-    scope: ScopeOpt = DEFAULT_SCOPE,
-    after: AfterOpt = None,
-    limit: LimitOpt = LIST_LIMIT,
-    choice: MemoryChoice = MemoryChoice.SETTINGS,
-    as_json: JsonOpt = False,
-) -> None:
-    """List the scope's sessions."""
+def read_only(choice: MemoryChoice, read: Callable[[Memory], Result]) -> Result:
+    """``read(memory)`` on the chosen memory, opened for reading (a missing SQLite file is an
+    error, not a new memory) and closed again."""
     with choice.open(create=False) as memory:
-        found = memory.sessions(scope, after=after, limit=limit)
-    rows = [(s.session_id, s.conversation_id, s.seq, s.started_at or "") for s in found.items]
-    show(found, ("session_id", "conversation", "seq", "started_at"), rows, as_json)
+        return read(memory)
+
+
+def scope_listing(
+    read: Callable[[Memory], Callable[..., Listing[Item]]],
+    head: Sequence[str],
+    row: Callable[[Item], Sequence[Any]],
+    doc: str,
+) -> Callable[..., None]:
+    """A command listing one kind of the scope's rows a page at a time, with no filter:
+    ``read(memory)`` is the ``Memory`` listing method, ``row`` an item's cells under
+    ``head``, ``doc`` the command's help."""
+
+    def command(
+        scope: ScopeOpt = DEFAULT_SCOPE,
+        after: AfterOpt = None,
+        limit: LimitOpt = LIST_LIMIT,
+        choice: MemoryChoice = MemoryChoice.SETTINGS,
+        as_json: JsonOpt = False,
+    ) -> None:
+        found = read_only(choice, lambda memory: read(memory)(scope, after=after, limit=limit))
+        show(found, head, [row(item) for item in found.items], as_json)
+
+    command.__doc__ = doc
+    return MemoryChoice.options(index_name=False)(command)
+
+
+sessions = scope_listing(
+    lambda memory: memory.sessions,
+    ("session_id", "conversation", "seq", "started_at"),
+    lambda s: (s.session_id, s.conversation_id, s.seq, s.started_at or ""),
+    "List the scope's sessions.",
+)
 
 
 @MemoryChoice.options(index_name=False)
@@ -90,8 +119,12 @@ def turns(
 ) -> None:
     """List the scope's turns in conversation order, session by session."""
     wanted = metadata_filter(metadata)
-    with choice.open(create=False) as memory:
-        found = memory.turns(scope, session=session, metadata=wanted, after=after, limit=limit)
+    found = read_only(
+        choice,
+        lambda memory: memory.turns(
+            scope, session=session, metadata=wanted, after=after, limit=limit
+        ),
+    )
     head: tuple[str, ...] = ("time", "speaker", "text", "session_id", "seq")
     rows: list[tuple[Any, ...]] = [
         (t.anchor_datetime, t.speaker, t.text, t.session_id, t.seq) for t in found.items
@@ -130,19 +163,12 @@ def _shown(metadata: dict[str, Any]) -> str:
     return json.dumps(metadata, ensure_ascii=False, sort_keys=True)
 
 
-@MemoryChoice.options(index_name=False)
-def entities(
-    scope: ScopeOpt = DEFAULT_SCOPE,
-    after: AfterOpt = None,
-    limit: LimitOpt = LIST_LIMIT,
-    choice: MemoryChoice = MemoryChoice.SETTINGS,
-    as_json: JsonOpt = False,
-) -> None:
-    """List the scope's entities by name."""
-    with choice.open(create=False) as memory:
-        found = memory.entities(scope, after=after, limit=limit)
-    rows = [(e.name, e.entity_type.value, e.role.value, e.entity_id) for e in found.items]
-    show(found, ("name", "type", "role", "entity_id"), rows, as_json)
+entities = scope_listing(
+    lambda memory: memory.entities,
+    ("name", "type", "role", "entity_id"),
+    lambda e: (e.name, e.entity_type.value, e.role.value, e.entity_id),
+    "List the scope's entities by name.",
+)
 
 
 @MemoryChoice.options(index_name=False)
@@ -160,8 +186,10 @@ def facts(
     as_json: JsonOpt = False,
 ) -> None:
     """List the scope's facts by entity and property, each oldest first."""
-    with choice.open(create=False) as memory:
-        found = memory.facts(scope, entity=entity, property=prop, after=after, limit=limit)
+    found = read_only(
+        choice,
+        lambda memory: memory.facts(scope, entity=entity, property=prop, after=after, limit=limit),
+    )
     rows = [(f.entity_id, f.property, f.value, f.t_from, f.t_to or "") for f in found.items]
     show(found, ("entity_id", "property", "value", "t_from", "t_to"), rows, as_json)
 
