@@ -6,10 +6,12 @@ exist is an error, never a new empty memory.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import asdict
 from typing import Annotated, Literal
 
 import typer
+from pydantic import BaseModel
 from rich.markup import escape
 from rich.table import Table
 
@@ -128,10 +130,15 @@ def history(
     """
     with choice.open(create=False) as memory:
         found = memory.history(entity_name, prop, scope=scope)
+    print_found(found, as_json, lambda: typer.echo(history_markdown(found)))
+
+
+def print_found(found: BaseModel, as_json: bool, show: Callable[[], None]) -> None:
+    """``found`` as one JSON document under --json, else as ``show()`` prints it."""
     if as_json:
         print_json(found.model_dump(mode="json"))
     else:
-        typer.echo(history_markdown(found))
+        show()
 
 
 def history_markdown(found: EntityHistory) -> str:
@@ -154,10 +161,7 @@ def stats(
     """Show what the memory holds and what it runs on (store, search index, embedder, LM)."""
     with choice.open(create=False) as memory:
         found = memory.stats()
-    if as_json:
-        print_json(found.model_dump(mode="json"))
-    else:
-        console.print(stats_table(found))
+    print_found(found, as_json, lambda: console.print(stats_table(found)))
 
 
 def stats_table(found: MemoryStats) -> Table:
