@@ -54,7 +54,12 @@ IndexNameOpt = Annotated[
     ),
 ]
 ScopeOpt = Annotated[
-    str, typer.Option("--scope", help="Whose memory: a user or agent id (default: default).")
+    str,
+    typer.Option(
+        "--scope",
+        envvar="APEXMEM_SCOPE",
+        help="Whose memory: a user or agent id (default APEXMEM_SCOPE, else default).",
+    ),
 ]
 _JSON_MODE: ContextVar[bool] = ContextVar("apexmem_cli_json", default=False)
 """Whether the running command was given ``--json`` (its errors print as JSON too)."""

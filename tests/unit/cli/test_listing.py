@@ -48,6 +48,17 @@ def test_turns_page_with_the_next_cursor(demo_db: Path) -> None:
     assert code == 0 and TEXT_2 in out and TEXT_1 not in out and "next:" not in out
 
 
+def test_the_scope_and_store_come_from_the_environment(
+    demo_db: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("APEXMEM_DB", str(demo_db))
+    monkeypatch.setenv("APEXMEM_SCOPE", "alice-demo")
+    code, out, _ = invoke("turns", "--limit", "1")
+    assert code == 0 and TEXT_1 in out
+    code, _, err = invoke("turns", "--scope", "default")  # the option wins
+    assert code == 0 and "holds nothing" in err
+
+
 def test_listings_as_json(demo_db: Path) -> None:
     db = ("--db", str(demo_db), "--scope", "alice-demo", "--json")
     _, out, _ = invoke("entities", *db)
