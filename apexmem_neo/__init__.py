@@ -14,17 +14,17 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
-    from apexmem_neo.memory import AsyncMemory, Memory
+    from apexmem_neo.memory import AsyncMemory, Memory, MemoryConfig
 
 __version__ = "0.1.0"
 
-__all__ = ["AsyncMemory", "Memory", "__version__"]
+__all__ = ["AsyncMemory", "Memory", "MemoryConfig", "__version__"]
 
 
 def __getattr__(name: str) -> Any:
-    """``Memory`` and ``AsyncMemory`` load on first use, so importing a submodule (the CLI,
-    the settings) does not load DSPy and the stores."""
-    if name in ("Memory", "AsyncMemory"):
+    """``Memory``, ``AsyncMemory`` and ``MemoryConfig`` load on first use, so importing a
+    submodule (the CLI, the settings) does not load DSPy and the stores."""
+    if name in ("Memory", "AsyncMemory", "MemoryConfig"):
         from apexmem_neo import memory
 
         return getattr(memory, name)

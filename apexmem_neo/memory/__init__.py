@@ -14,6 +14,7 @@ from apexmem_neo.errors import (
     UnknownSessionError,
 )
 from apexmem_neo.memory.aio import AsyncMemory
+from apexmem_neo.memory.config import MemoryConfig, MemoryOptions
 from apexmem_neo.memory.core import Memory
 from apexmem_neo.memory.forget import ForgetResult
 from apexmem_neo.memory.listing import Listing
@@ -37,6 +38,8 @@ __all__ = [
     "LanguageModelUnreachableError",
     "Listing",
     "Memory",
+    "MemoryConfig",
+    "MemoryOptions",
     "MemoryStats",
     "NoLanguageModelError",
     "NoSearchIndexError",

@@ -13,9 +13,10 @@ import functools
 from collections.abc import Callable, Coroutine, Iterable
 from pathlib import Path
 from types import TracebackType
-from typing import Any, Concatenate, ParamSpec, Self, TypeVar
+from typing import Any, Concatenate, ParamSpec, Self, TypeVar, Unpack
 
 from apexmem_neo.agent import MemoryAgent
+from apexmem_neo.memory.config import MemoryConfig, MemoryOptions
 from apexmem_neo.memory.core import Memory
 from apexmem_neo.query.backend import Language
 from apexmem_neo.tools.result import Tool
@@ -48,12 +49,33 @@ class AsyncMemory:
         self.memory = memory
 
     @classmethod
-    async def sqlite(cls, path: str | Path | None = None, **options: Any) -> Self:
-        return cls(await _run(Memory.sqlite, path, **options))
+    async def sqlite(
+        cls,
+        path: str | Path | None = None,
+        config: MemoryConfig | None = None,
+        *,
+        create: bool = True,
+        **options: Unpack[MemoryOptions],
+    ) -> Self:
+        """``Memory.sqlite`` in a worker thread."""
+        return cls(await _run(Memory.sqlite, path, config, create=create, **options))
 
     @classmethod
-    async def neo4j(cls, uri_or_driver: Any = "bolt://127.0.0.1:7687", **options: Any) -> Self:
-        return cls(await _run(Memory.neo4j, uri_or_driver, **options))
+    async def neo4j(
+        cls,
+        uri_or_driver: Any = "bolt://127.0.0.1:7687",
+        config: MemoryConfig | None = None,
+        *,
+        auth: tuple[str, str] | None = None,
+        database: str | None = None,
+        checkpoint: str | Path | None = None,
+        **options: Unpack[MemoryOptions],
+    ) -> Self:
+        """``Memory.neo4j`` in a worker thread."""
+        opened = functools.partial(
+            Memory.neo4j, auth=auth, database=database, checkpoint=checkpoint, **options
+        )
+        return cls(await _run(opened, uri_or_driver, config))
 
     @classmethod
     async def from_settings(cls, settings: Any = None, **overrides: Any) -> Self:

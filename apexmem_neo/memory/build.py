@@ -11,7 +11,7 @@ from __future__ import annotations
 import hashlib
 from collections.abc import Callable
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Literal
+from typing import TYPE_CHECKING, Any
 
 from apexmem_neo.agent.models import AgentConfig, max_iters_for
 from apexmem_neo.construction.checkpoint import Checkpoint
@@ -19,13 +19,12 @@ from apexmem_neo.errors import ApexMemError, ServiceUnavailableError
 from apexmem_neo.errors import StoreNotFoundError as StoreNotFoundError
 from apexmem_neo.llm import make_lm, quiet_litellm
 from apexmem_neo.llm.failures import is_local_address, unreachable
+from apexmem_neo.memory.config import MemoryConfig, SearchBackend
 from apexmem_neo.search import HybridSearch
 from apexmem_neo.search.protocol import Embedder, SearchIndex
 from apexmem_neo.settings import (
-    DEFAULT_INDEX_NAME,
     LOCAL_LM,
     LOCAL_LM_API_BASE,
-    MAX_TURN_CHARS,
     Settings,
     default_home,
     default_models_dir,
@@ -34,7 +33,6 @@ from apexmem_neo.settings import (
 if TYPE_CHECKING:
     from apexmem_neo.memory.core import Memory
 
-SearchChoice = Literal["embedded", "neo4j", "elasticsearch"] | None
 DEFAULT_ES_URL = "http://127.0.0.1:9200"
 ES_REQUEST_TIMEOUT_S = 120
 
@@ -42,119 +40,99 @@ ES_REQUEST_TIMEOUT_S = 120
 def open_sqlite(
     cls: type[Memory],
     path: str | Path | None = None,
+    config: MemoryConfig | None = None,
     *,
-    lm: Any = LOCAL_LM,
-    embedder: str | Embedder | None = None,
-    search: SearchChoice = "embedded",
-    elasticsearch: Any = None,
-    elasticsearch_options: dict[str, Any] | None = None,
-    index_name: str = DEFAULT_INDEX_NAME,
-    home: str | Path | None = None,
     create: bool = True,
-    agent_config: AgentConfig | None = None,
-    answer_program: str | Path | None = None,
-    lm_api_base: str | None = None,
-    lm_api_key: str | None = None,
-    embed_api_base: str | None = None,
-    models_dir: str | Path | None = None,
-    embed_cache: str | Path | None = None,
-    max_turn_chars: int = MAX_TURN_CHARS,
 ) -> Memory:
     """A memory in the SQLite file ``path`` (default ``HOME/data/apexmem.sqlite``, HOME being
-    ``~/.apexmem``). ``create`` False makes a missing file an error instead of a new memory.
-    ``search``: "embedded" (a file beside the store), "elasticsearch" or None (no search).
-    ``max_turn_chars``: the longest turn text stored (a longer turn is refused)."""
+    ``config.home`` or ``~/.apexmem``), opened as ``config`` says. ``create`` False makes a
+    missing file an error instead of a new memory. Search "auto" is the embedded index in a
+    file beside the store."""
     from apexmem_neo.store.sqlite import SQLiteGraphStore
     from apexmem_neo.tools import SQLiteQueryBackend
 
-    base = Path(home) if home is not None else default_home()
+    config = config or MemoryConfig()
+    base = config.home if config.home is not None else default_home()
     file = Path(path) if path is not None else base / "data" / "apexmem.sqlite"
     if not create and not file.is_file():
         raise StoreNotFoundError(
             f"no memory at {file}: add or ingest something first, or check the path (--db)"
         )
+    search = "embedded" if config.search == "auto" else config.search
+    if search == "neo4j":
+        raise ApexMemError("search='neo4j' needs a Neo4j store; use 'embedded' or 'elasticsearch'")
     file.parent.mkdir(parents=True, exist_ok=True)
     store = SQLiteGraphStore(file)
     store.init_schema()
     checkpoint = Checkpoint(file)
     checkpoint.open()
-    parts = _Parts(base, models_dir, lm, lm_api_base, lm_api_key, embedder, embed_api_base)
-    parts.embed_cache = Path(embed_cache) if embed_cache else base / "cache" / "embeddings.db"
-    if search == "neo4j":
-        raise ApexMemError("search='neo4j' needs a Neo4j store; use 'embedded' or 'elasticsearch'")
+    parts = _Parts(base, config)
+    es_index = _es_name(config.index_name, str(file.resolve()))
     index, where, closers = _search_index(
-        search, parts, file.with_suffix(".search.sqlite"), elasticsearch,
-        elasticsearch_options, _es_name(index_name, str(file.resolve())),
-    )  # fmt: skip
+        search, parts, file.with_suffix(".search.sqlite"), es_index
+    )
     return parts.memory(
-        cls, store, SQLiteQueryBackend(file), checkpoint, index, str(file), where, closers,
-        agent_config, answer_program, max_turn_chars,
-    )  # fmt: skip
+        cls, store, SQLiteQueryBackend(file), checkpoint, index, str(file), where, closers
+    )
 
 
 def open_neo4j(
     cls: type[Memory],
     uri_or_driver: Any = "bolt://127.0.0.1:7687",
+    config: MemoryConfig | None = None,
     *,
     auth: Any = None,
     database: str | None = None,
-    lm: Any = LOCAL_LM,
-    embedder: str | Embedder | None = None,
-    search: SearchChoice = "neo4j",
-    elasticsearch: Any = None,
-    elasticsearch_options: dict[str, Any] | None = None,
-    index_name: str = DEFAULT_INDEX_NAME,
     checkpoint: str | Path | None = None,
-    home: str | Path | None = None,
-    agent_config: AgentConfig | None = None,
-    answer_program: str | Path | None = None,
-    lm_api_base: str | None = None,
-    lm_api_key: str | None = None,
-    embed_api_base: str | None = None,
-    models_dir: str | Path | None = None,
-    embed_cache: str | Path | None = None,
-    max_turn_chars: int = MAX_TURN_CHARS,
 ) -> Memory:
     """A memory in Neo4j: a URI (``bolt://``, ``neo4j://``, ``neo4j+s://``...) with ``auth``
-    (user, password), or a ``neo4j.Driver`` (left open on close: the caller owns it).
-    The construction checkpoint lives in a SQLite file (default under HOME/checkpoints).
-    ``max_turn_chars`` as for ``open_sqlite``."""
-    from apexmem_neo.search.backends.neo4j_native import Neo4jNativeIndex
+    (user, password), or a ``neo4j.Driver`` (left open on close: the caller owns it), opened
+    as ``config`` says. The construction checkpoint lives in a SQLite file (default under
+    HOME/checkpoints). Search "auto" is Neo4j's native indexes."""
     from apexmem_neo.store.neo4j import Neo4jGraphStore
     from apexmem_neo.store.neo4j.server_settings import warn_about_settings
     from apexmem_neo.tools import Neo4jQueryBackend
 
+    config = config or MemoryConfig()
+    search = "neo4j" if config.search == "auto" else config.search
+    if search == "embedded":
+        raise ApexMemError("search='embedded' needs a SQLite store; use 'neo4j' or 'elasticsearch'")
     driver, uri, owned = _driver(uri_or_driver, auth)
     closers: list[Callable[[], None]] = [driver.close] if owned else []
     store = Neo4jGraphStore(driver, database, uri=uri)
     _neo4j_call(driver.verify_connectivity, uri, closers)  # one round trip, no retries
     _neo4j_call(store.init_schema, uri, closers)
     warn_about_settings(driver, database)
-    base = Path(home) if home is not None else default_home()
+    base = config.home if config.home is not None else default_home()
     digest = hashlib.sha256(f"{uri}|{database or ''}".encode()).hexdigest()[:12]
     file = Path(checkpoint) if checkpoint else base / "checkpoints" / f"neo4j-{digest}.db"
     file.parent.mkdir(parents=True, exist_ok=True)
     marks = Checkpoint(file)
     marks.open()
-    parts = _Parts(base, models_dir, lm, lm_api_base, lm_api_key, embedder, embed_api_base)
-    parts.embed_cache = Path(embed_cache) if embed_cache else base / "cache" / "embeddings.db"
+    parts = _Parts(base, config)
     location = uri + (f" (database {database})" if database else "")
+    index: HybridSearch | None
+    where: str | None
     if search == "neo4j":
-        native = Neo4jNativeIndex(driver, namespace=index_name, database=database, url=uri)
-        index: HybridSearch | None = parts.hybrid(native)
-        where: str | None = f"Neo4j namespace {index_name!r} at {uri}"
-    elif search == "embedded":
-        raise ApexMemError("search='embedded' needs a SQLite store; use 'neo4j' or 'elasticsearch'")
+        index, where = _neo4j_index(parts, driver, database, uri)
     else:
-        index, where, more = _search_index(
-            search, parts, file, elasticsearch, elasticsearch_options,
-            f"{index_name.lower()}-neo4j",
-        )  # fmt: skip
+        es_index = f"{config.index_name.lower()}-neo4j"
+        index, where, more = _search_index(search, parts, file, es_index)
         closers += more
     return parts.memory(
-        cls, store, Neo4jQueryBackend(driver, database), marks, index, location, where,
-        closers, agent_config, answer_program, max_turn_chars,
-    )  # fmt: skip
+        cls, store, Neo4jQueryBackend(driver, database), marks, index, location, where, closers
+    )
+
+
+def _neo4j_index(
+    parts: _Parts, driver: Any, database: str | None, uri: str
+) -> tuple[HybridSearch, str]:
+    """Neo4j's native vector and full-text indexes under the config's namespace."""
+    from apexmem_neo.search.backends.neo4j_native import Neo4jNativeIndex
+
+    name = parts.config.index_name
+    native = Neo4jNativeIndex(driver, namespace=name, database=database, url=uri)
+    return parts.hybrid(native), f"Neo4j namespace {name!r} at {uri}"
 
 
 def open_from_settings(
@@ -173,38 +151,22 @@ def open_from_settings(
     chosen = store or s.store
     if chosen not in ("sqlite", "neo4j"):
         raise ApexMemError(f"store must be sqlite or neo4j, not {chosen!r}")
-    search = _search_choice(s, chosen)
-    api_base, api_key = s.lm_endpoint()
-    common: dict[str, Any] = {
-        "lm": s.lm,
-        "lm_api_base": api_base,
-        "lm_api_key": api_key,
-        "embedder": s.embed_model,
-        "embed_api_base": s.embed_api_base,
-        "models_dir": s.models_dir,
-        "embed_cache": s.embed_cache,
-        "home": s.apexmem_home,
-        "search": search,
-        "index_name": index_name or s.index_name,
-        "elasticsearch": s.elasticsearch_url,
-        "elasticsearch_options": s.elasticsearch_options(),
-        "agent_config": agent_config,
-        "answer_program": s.answer_program,
-        "max_turn_chars": s.max_turn_chars,
-    }
+    overrides: dict[str, Any] = {"search": _search_choice(s, chosen)}
+    if index_name:
+        overrides["index_name"] = index_name
+    if agent_config is not None:
+        overrides["agent_config"] = agent_config
+    config = MemoryConfig.from_settings(s).with_options(overrides)
     if chosen == "sqlite":
         path = Path(db) if db is not None else s.sqlite_path
-        return open_sqlite(cls, path, create=create, **common)
+        return open_sqlite(cls, path, config, create=create)
     return open_neo4j(
-        cls, s.neo4j_uri, auth=s.neo4j_auth(), database=s.neo4j_database,
-        checkpoint=db, **common,
-    )  # fmt: skip
+        cls, s.neo4j_uri, config, auth=s.neo4j_auth(), database=s.neo4j_database, checkpoint=db
+    )
 
 
-def _search_choice(s: Settings, store: str) -> SearchChoice:
+def _search_choice(s: Settings, store: str) -> SearchBackend:
     chosen = s.search_backend
-    if chosen == "auto":
-        return "embedded" if store == "sqlite" else "neo4j"
     if chosen == "embedded" and store != "sqlite":
         raise ApexMemError(
             "APEXMEM_SEARCH=embedded needs the SQLite store (its file sits beside it)"
@@ -215,24 +177,13 @@ def _search_choice(s: Settings, store: str) -> SearchChoice:
 
 
 class _Parts:
-    """The LM and embedder of a memory being opened, from what the caller gave."""
+    """The LM and embedder of a memory being opened, from its config."""
 
-    def __init__(
-        self,
-        home: Path,
-        models_dir: str | Path | None,
-        lm: Any,
-        lm_api_base: str | None,
-        lm_api_key: str | None,
-        embedder: str | Embedder | None,
-        embed_api_base: str | None,
-    ) -> None:
-        self.home = home
-        self.models_dir = Path(models_dir) if models_dir is not None else default_models_dir()
-        self.lm, self.lm_check = resolve_lm(lm, lm_api_base, lm_api_key)
-        self.embedder_spec = embedder
-        self.embed_api_base = embed_api_base
-        self.embed_cache = home / "cache" / "embeddings.db"
+    def __init__(self, home: Path, config: MemoryConfig) -> None:
+        self.config = config
+        self.models_dir = config.models_dir or default_models_dir()
+        self.lm, self.lm_check = resolve_lm(config.lm, config.lm_api_base, config.api_key())
+        self.embed_cache = config.embed_cache or home / "cache" / "embeddings.db"
         self._embedder: Embedder | None = None
         self.closers: list[Callable[[], None]] = []
 
@@ -241,10 +192,10 @@ class _Parts:
             from apexmem_neo.search.embedder import DEFAULT_MODEL, make_embedder
 
             embedder = make_embedder(
-                self.embedder_spec or DEFAULT_MODEL,
+                self.config.embedder or DEFAULT_MODEL,
                 models_dir=self.models_dir,
                 cache_path=self.embed_cache,
-                api_base=self.embed_api_base,
+                api_base=self.config.embed_api_base,
             )
             close = getattr(embedder, "close", None)
             if callable(close):
@@ -265,15 +216,13 @@ class _Parts:
         location: str,
         where: str | None,
         closers: list[Callable[[], None]],
-        agent_config: AgentConfig | None,
-        answer_program: str | Path | None = None,
-        max_turn_chars: int = MAX_TURN_CHARS,
     ) -> Memory:
-        config = agent_config or default_agent_config(self.lm, answer_program)
+        config = self.config
+        agent = config.agent_config or default_agent_config(self.lm, config.answer_program)
         return cls(
-            store, backend, checkpoint, search=search, lm=self.lm, agent_config=config,
+            store, backend, checkpoint, search=search, lm=self.lm, agent_config=agent,
             location=location, search_location=where, lm_check=self.lm_check,
-            on_close=[*self.closers, *closers], max_turn_chars=max_turn_chars,
+            on_close=[*self.closers, *closers], max_turn_chars=config.max_turn_chars,
         )  # fmt: skip
 
 
@@ -375,12 +324,7 @@ def _es_name(namespace: str, key: str) -> str:
 
 
 def _search_index(
-    search: SearchChoice,
-    parts: _Parts,
-    embedded_file: Path,
-    elasticsearch: Any,
-    options: dict[str, Any] | None,
-    es_index: str,
+    search: SearchBackend | None, parts: _Parts, embedded_file: Path, es_index: str
 ) -> tuple[HybridSearch | None, str | None, list[Callable[[], None]]]:
     """(search, where it is, what to close) for the embedded or Elasticsearch choice."""
     if search is None:
@@ -394,7 +338,8 @@ def _search_index(
         raise ApexMemError(f"search must be embedded, neo4j, elasticsearch or None, not {search!r}")
     from apexmem_neo.search.backends.elasticsearch import ElasticsearchIndex
 
-    client, url, owned = _es_client(elasticsearch, options or {})
+    config = parts.config
+    client, url, owned = _es_client(config.elasticsearch, config.elasticsearch_options or {})
     closers = [client.close] if owned else []
     where = f"Elasticsearch index {es_index!r} at {url}"
     return parts.hybrid(ElasticsearchIndex(client, es_index, url)), where, closers

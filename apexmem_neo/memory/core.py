@@ -29,7 +29,7 @@ from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from types import TracebackType
-from typing import Any, Self
+from typing import Any, Self, Unpack
 
 from apexmem_neo.agent import AgentConfig, AgentResult, MemoryAgent, Mode, build_tools
 from apexmem_neo.agent.programs import (
@@ -48,6 +48,7 @@ from apexmem_neo.construction.pipeline import (
 )
 from apexmem_neo.errors import NoLanguageModelError as NoLanguageModelError
 from apexmem_neo.errors import NoSearchIndexError as NoSearchIndexError
+from apexmem_neo.memory.config import MemoryConfig, MemoryOptions, memory_config
 from apexmem_neo.memory.forget import ForgetResult, erasure_target, forget
 from apexmem_neo.memory.listing import Listings, checked_filter, empty_scope_hint
 from apexmem_neo.memory.messages import (
@@ -130,19 +131,42 @@ class Memory(Listings):
     # ---- construction and lifecycle (factories live in memory.build) ----
 
     @classmethod
-    def sqlite(cls, path: str | Path | None = None, **options: Any) -> Memory:
-        """A memory in one SQLite file (default ``~/.apexmem/data/apexmem.sqlite``); see
-        ``apexmem_neo.memory.build.open_sqlite`` for the options."""
+    def sqlite(
+        cls,
+        path: str | Path | None = None,
+        config: MemoryConfig | None = None,
+        *,
+        create: bool = True,
+        **options: Unpack[MemoryOptions],
+    ) -> Memory:
+        """A memory in one SQLite file (default ``~/.apexmem/data/apexmem.sqlite``), opened as
+        ``config`` says with the keyword ``options`` (``MemoryConfig``'s fields) over it; an
+        unknown option is an ``InvalidInputError``. ``create`` False makes a missing file an
+        error instead of a new memory."""
         from apexmem_neo.memory.build import open_sqlite
 
-        return open_sqlite(cls, path, **options)
+        return open_sqlite(cls, path, memory_config(config, options), create=create)
 
     @classmethod
-    def neo4j(cls, uri_or_driver: Any = "bolt://127.0.0.1:7687", **options: Any) -> Memory:
-        """A memory in a Neo4j database; see ``apexmem_neo.memory.build.open_neo4j``."""
+    def neo4j(
+        cls,
+        uri_or_driver: Any = "bolt://127.0.0.1:7687",
+        config: MemoryConfig | None = None,
+        *,
+        auth: tuple[str, str] | None = None,
+        database: str | None = None,
+        checkpoint: str | Path | None = None,
+        **options: Unpack[MemoryOptions],
+    ) -> Memory:
+        """A memory in a Neo4j database: a URI with ``auth`` (user, password) or a
+        ``neo4j.Driver``, ``database`` (the server's default if None), the construction
+        checkpoint file, and ``config`` and ``options`` as for ``Memory.sqlite``."""
         from apexmem_neo.memory.build import open_neo4j
 
-        return open_neo4j(cls, uri_or_driver, **options)
+        chosen = memory_config(config, options)
+        return open_neo4j(
+            cls, uri_or_driver, chosen, auth=auth, database=database, checkpoint=checkpoint
+        )
 
     @classmethod
     def from_settings(cls, settings: Any = None, **overrides: Any) -> Memory:
