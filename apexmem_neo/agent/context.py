@@ -7,24 +7,34 @@ Long free-text values (a property holding many quotes) could fill the whole budg
 off the turns that hold the answer, so the turns have their own share of the budget,
 free-text properties show only the facts that share words with the question, and turns are
 cited by short labels (T1, T2) instead of their long ids, which cost a small model many
-prompt tokens each (the CHANGELOG has the measurement).
+prompt tokens each. How the question is read (what it asks, which property it is about) is
+``apexmem_neo.agent.question``.
 """
 
 from __future__ import annotations
 
 import logging
-import re
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
 from apexmem_neo.agent.dated_answers import TurnDates
 from apexmem_neo.agent.models import AgentConfig, EvidenceItem
+from apexmem_neo.agent.question import (
+    asks_about_states,
+    asks_before,
+    mentions_when,
+    most_relevant,
+    names_value,
+    rank_properties,
+    shared_terms,
+    terms,
+    without_person_names,
+)
 from apexmem_neo.agent.timewords import QuestionTime, said_times, spoken_date, with_said_dates
 from apexmem_neo.ontology import value_text
 from apexmem_neo.query.backend import QueryBackend, QueryLimits
 from apexmem_neo.search.protocol import SearchError
-from apexmem_neo.search.text import analyze
 from apexmem_neo.store.protocol import (
     GraphStore,
     compute_changes,
@@ -79,31 +89,6 @@ class Prefetched:
     text: str
     labels: TurnLabels
     dates: dict[str, TurnDates] = field(default_factory=dict)
-
-
-_WORDS = re.compile(r"[a-z0-9]+")
-BEFORE_WORDS = frozenset({"before", "prior", "previou", "earlier"})  # as _words spells them
-
-
-def _terms(text: str) -> set[str]:
-    """Content words, stemmed, for relevance: "what did she research" -> {"research"}, which
-    matches "Researching adoption agencies" and no longer every quote holding "what"."""
-    return set(analyze(text.replace("_", " ")))
-
-
-def _words(text: str) -> set[str]:
-    """Lower-case words with a plural or possessive s dropped, for overlap scoring."""
-    return {w[:-1] if len(w) > 3 and w.endswith("s") else w for w in _WORDS.findall(text.lower())}
-
-
-def rank_properties(view: EntityView, question: str) -> list[str]:
-    """The entity's properties, those sharing words with the question (in the property's
-    name or any of its values) first; ties keep name order."""
-    return _by_score(_relevance(view, question))
-
-
-def _by_score(scores: dict[str, int]) -> list[str]:
-    return sorted(scores, key=lambda p: (-scores[p], p))
 
 
 def _history(view: EntityView, prop: str) -> list[Any]:
@@ -168,8 +153,8 @@ def property_notes(
 ) -> list[str]:
     """A free-text property: only its facts sharing words with the question (at most
     ``limit``, best first, shown in time order), each with the date it was said of."""
-    asked = _terms(question)
-    scored = [(len(asked & _terms(str(f.value))), f) for f in _history(view, prop)]
+    asked = terms(question)
+    scored = [(shared_terms(asked, str(f.value)), f) for f in _history(view, prop)]
     best = sorted((x for x in scored if x[0] > 0), key=lambda x: -x[0])[:limit]
     shown = sorted((f for _, f in best), key=fact_order_key)
     lines = [f"{prop} (notes):"] if shown else []
@@ -177,15 +162,6 @@ def property_notes(
         turn = labels.label(view.turn_of(fact))
         lines.append(f"  - {fact.t_from[:10]}: {_value(fact.value, 200)} (turn {turn})")
     return lines
-
-
-def _relevance(view: EntityView, question: str) -> dict[str, int]:
-    asked = _terms(question)
-    scores: dict[str, int] = {}
-    for fact in view.facts:
-        text = f"{fact.property} {fact.value}"
-        scores[fact.property] = max(scores.get(fact.property, 0), len(asked & _terms(text)))
-    return scores
 
 
 def computed_for_question(
@@ -197,11 +173,9 @@ def computed_for_question(
     to Seattle"), how often it changed, and (with no time asked) its value now.
     Small models copy such lines far more reliably than they read a timeline. Free-text
     properties get no such lines: "changed 30 times" between quotes is noise."""
-    states = state_properties(view)
-    scores = {prop: score for prop, score in _relevance(view, question).items() if prop in states}
-    if not scores or max(scores.values()) == 0:
+    prop = most_relevant(view, question, state_properties(view))
+    if prop is None:
         return []
-    prop = _by_score(scores)[0]
     name = f"{view.entity.name}'s {prop}"
     history = _history(view, prop)
     lines: list[str] = []
@@ -210,23 +184,21 @@ def computed_for_question(
             held = latest_holding(history, f"{day}T23:59:59")
             lines.append(f"{name} on {day}: {_value(held.value) if held else 'nothing recorded'}")
     changes = compute_changes(history)
-    asked = _words(question)
-    if asked & BEFORE_WORDS:
+    when = mentions_when(question)
+    if asks_before(question):
         for change in changes:
-            mentioned = _words(str(change.new_value))
-            if mentioned and mentioned <= asked:
+            if names_value(question, change.new_value):
                 lines.append(
                     f"{name} before {_value(change.new_value)}: {_value(change.old_value)} "
                     f"(until {change.changed_at[:10]})"
                 )
-    if "when" in asked:  # "when did X become Y": the date each mentioned value began
+    if when:  # "when did X become Y": the date each mentioned value began
         previous = None
         for fact in history:
-            mentioned = _words(str(fact.value))
-            if fact.value_json != previous and mentioned and mentioned <= asked:
+            if fact.value_json != previous and names_value(question, fact.value):
                 lines.append(f"{name} became {_value(fact.value)} on {fact.t_from[:10]}")
             previous = fact.value_json
-    if not lines and history and "when" not in asked:  # nothing asked about the past
+    if not lines and history and not when:  # nothing asked about the past
         lines.append(f"{name} now: {_value(history[-1].value)} (since {history[-1].t_from[:10]})")
     said = "; ".join(
         f"on {c.changed_at[:10]} from {_value(c.old_value)} to {_value(c.new_value)}"
@@ -240,17 +212,18 @@ def dated_matches(
     views: Sequence[EntityView], question: str, labels: TurnLabels, limit: int = 2
 ) -> list[str]:
     """For a when-question: the free-text facts that share the most content words with it,
-    each with the date it holds from (grounded at ingest: "last Saturday" said on 2023-05-25
-    is 2023-05-20). Without this line the 1.5B model answered the question date. States get
-    their "became" and "changed" lines instead: both at once made it answer a value."""
-    if "when" not in _words(question):
+    each with the date it holds from (grounded at ingest: "last Saturday" is the Saturday
+    before the day it was said). Without this line the small model answered with the
+    question's date. States get their "became" and "changed" lines instead: both at once
+    made it answer a value."""
+    if not mentions_when(question):
         return []
-    asked = _terms(question)
+    asked = terms(question)
     notes = []
     for view in views:
         states = state_properties(view)
         notes += [(view, f) for f in view.facts if f.property not in states]
-    scored = [(len(asked & _terms(f"{f.property} {f.value}")), v, f) for v, f in notes]
+    scored = [(shared_terms(asked, f"{f.property} {f.value}"), v, f) for v, f in notes]
     best = max((score for score, _, _ in scored), default=0)
     if best == 0:
         return []
@@ -299,8 +272,8 @@ def _turns(searcher: Searcher, question: str, k: int, labels: TurnLabels) -> str
     try:
         hits = searcher.search(question, k=k).turns
     except SearchError as exc:  # e.g. a question of stop words only: no turns to show
-        # logged, because an index that cannot be read also lands here and once hid every
-        # turn from the benchmarks' agent
+        # logged, because an index that cannot be read also lands here, and silence would
+        # hide every turn from the agent
         log.warning("prefetch shows no turns: search failed: %s", exc)
         return ""
     # ServiceUnavailableError propagates: a search server that is down is named, not hidden.
@@ -314,14 +287,6 @@ def _turns(searcher: Searcher, question: str, k: int, labels: TurnLabels) -> str
     return "Turns:\n" + "\n".join(lines) if lines else ""
 
 
-def without_person_names(question: str, views: Sequence[EntityView]) -> str:
-    """The question without the names of the persons it found: a value that merely names one
-    ("Caroline's painting") is not relevant to every question about her."""
-    persons = [v.entity.name for v in views if v.entity.entity_type.value == "Person"]
-    names = {w for name in persons for w in _words(name)}
-    return " ".join(w for w in _WORDS.findall(question.lower()) if _words(w).isdisjoint(names))
-
-
 TRANSCRIPT_TURN_CHARS = 600
 
 
@@ -332,11 +297,11 @@ def transcript_turns(
     labels: TurnLabels,
     dates: dict[str, TurnDates] | None = None,
 ) -> str:
-    """The top-k turns as transcript lines ("[T1] 8 May 2023 Caroline: ..."), oldest first,
+    """The top-k turns as transcript lines ("[T1] 15 January 2024 Alice: ..."), oldest first,
     each with its time words resolved against the day it was said: the lines plain RAG shows,
     plus the dates the small model gets wrong when it resolves them itself. The facts
-    extracted from a turn are not shown under it: the model copied them as answers ("event
-    for kids" for the kind of volunteering), and their dates are the time words' own."""
+    extracted from a turn are not shown under it: the model copied them as answers in place
+    of the turn's own words, and their dates are the time words' own."""
     try:
         hits = searcher.search(question, k=k).turns
     except SearchError as exc:
@@ -389,23 +354,6 @@ def prefetch(
     if config.context_style == "transcript":
         return transcript_context(store, question, searcher, config, times)
     return entities_context(store, question, searcher, config, times)
-
-
-STATE_TIME_WORDS = frozenset(
-    "before after since until now currently current still often times previous "
-    "previously change changed changes became become".split()
-)
-
-
-def asks_about_states(question: str, times: Sequence[QuestionTime]) -> bool:
-    """Whether the question asks about a state over time (names a date, or asks before, since,
-    how often, now, what changed): only then do the computed lines lead the context. On other
-    questions the small model copied them as the answer ("Gina's business now: clothing store"
-    to what Jon said about her progress), and a plain "when did ..." is answered by its turn's
-    time words: the states the small extractor made of events ("business_name became Door
-    Dash") misled it. "During" is no state word: "what did she meet during training" asks
-    about an event, and the computed lines answered it with a count of changes."""
-    return bool(times) or not STATE_TIME_WORDS.isdisjoint(_WORDS.findall(question.lower()))
 
 
 def transcript_context(

@@ -5,25 +5,22 @@ turn's date: it answered the day a turn was said when the turn says "yesterday",
 dates found nowhere in its context. The memory already knows each turn's day and what its
 time words mean (``said_times``), so after the answer program has answered, ``evidence_date``
 replaces such an answer with the date of the first turn it cites; an answer that gives a date
-its context holds (a computed line's, a time word's) is kept.
+its context holds (a computed line's, a time word's) is kept. Which questions ask when is
+``apexmem_neo.agent.question.asks_when``.
 """
 
 from __future__ import annotations
 
-import re
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 
+from apexmem_neo.agent.question import asks_when
 from apexmem_neo.agent.timewords import (
     VAGUE_AMOUNT,
     QuestionTime,
     question_times,
     spoken_date,
     spoken_time,
-)
-
-ASKS_WHEN = re.compile(
-    r"^\W*when\b|\b(what|which) (date|day|month|year)\b|\bon what (date|day)\b", re.IGNORECASE
 )
 
 
@@ -43,10 +40,6 @@ class TurnDates:
         if VAGUE_AMOUNT.search(first.expression):
             return f"{first.expression} ({spoken_time(first)})"
         return spoken_time(first)
-
-
-def asks_when(question: str) -> bool:
-    return ASKS_WHEN.search(question) is not None
 
 
 def _in_context(day: str, context: str) -> bool:

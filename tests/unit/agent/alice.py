@@ -7,7 +7,9 @@ that every fact traces back to the turn that said it.
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Final
+from typing import Final, TypeVar
+
+from pydantic import BaseModel
 
 from apexmem_neo.memory.views import ScopedSearcher
 from apexmem_neo.ontology import (
@@ -24,6 +26,8 @@ from apexmem_neo.search import HybridSearch, documents_from_batch
 from apexmem_neo.search.backends.embedded import EmbeddedIndex
 from apexmem_neo.store.sqlite import SQLiteGraphStore
 from apexmem_neo.testing import HashingEmbedder
+
+T = TypeVar("T", bound=BaseModel)
 
 SESSION: Final = "alice_ses_1"
 TURN_1: Final = "alice_turn_1"
@@ -106,3 +110,19 @@ def alice_search() -> ScopedSearcher:
     search.create()
     search.index_documents(documents_from_batch(alice_batch()))
     return ScopedSearcher(search, "default")
+
+
+def quotes(base: T, n: int) -> list[T]:
+    """``n`` long free-text values of one property of Alice (notes rather than states), as a
+    small model extracts them, copied from the fact ``base``; quote 3 is about hiking."""
+    return [
+        base.model_copy(
+            update={
+                "property": "inspiring_story",
+                "value": f"Quote {i}: " + ("we went hiking " if i == 3 else "so much fun ") * 6,
+                "fact_id": f"q{i}",
+                "t_from": f"2024-02-{i % 28 + 1:02d}T00:00:00",
+            }
+        )
+        for i in range(n)
+    ]

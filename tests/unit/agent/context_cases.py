@@ -22,7 +22,7 @@ from apexmem_neo.store.protocol import GraphStore
 from apexmem_neo.store.scoped import ScopedStore
 from apexmem_neo.store.sqlite import SQLiteGraphStore
 from apexmem_neo.testing import HashingEmbedder
-from tests.unit.agent.alice import ALICE, alice_batch, visit_batch
+from tests.unit.agent.alice import ALICE, alice_batch, quotes, visit_batch
 from tests.unit.server.timeline_case import demo_batch, extra_batch
 from tests.unit.tools.graph_data import build_batch
 
@@ -74,18 +74,7 @@ CONFIGS: Final = {
 
 def _quotes() -> GraphBatch:
     """Long free-text values of Alice (notes rather than states), one of them about hiking."""
-    base = alice_batch().facts[0]
-    facts = [
-        base.model_copy(
-            update={
-                "property": "inspiring_story",
-                "value": f"Quote {i}: " + ("we went hiking " if i == 3 else "so much fun ") * 6,
-                "fact_id": f"q{i}",
-                "t_from": f"2024-02-{i % 28 + 1:02d}T00:00:00",
-            }
-        )
-        for i in range(8)
-    ]
+    facts = quotes(alice_batch().facts[0], 8)
     return GraphBatch(facts=facts, recorded_at="2024-03-22T00:00:00")
 
 

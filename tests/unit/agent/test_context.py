@@ -11,9 +11,9 @@ from apexmem_neo.agent.context import (
     computed_for_question,
     dated_matches,
     prefetch,
-    rank_properties,
 )
 from apexmem_neo.agent.models import AgentConfig
+from apexmem_neo.agent.question import rank_properties
 from apexmem_neo.agent.timewords import (
     QuestionTime,
     question_times,
@@ -37,6 +37,7 @@ from tests.unit.agent.alice import (
     TURN_1,
     TURN_2,
     alice_search,
+    quotes,
     visit_batch,
 )
 
@@ -155,18 +156,7 @@ def test_a_search_server_that_is_down_is_named_not_hidden(store: SQLiteGraphStor
 
 def _quotes(store: SQLiteGraphStore, n: int) -> list[Fact]:
     """``n`` long free-text values of one property, as a small model extracts them."""
-    base = store.history(ALICE, "favourite_restaurant")[0]
-    return [
-        base.model_copy(
-            update={
-                "property": "inspiring_story",
-                "value": f"Quote {i}: " + ("we went hiking " if i == 3 else "so much fun ") * 6,
-                "fact_id": f"q{i}",
-                "t_from": f"2024-02-{i % 28 + 1:02d}T00:00:00",
-            }
-        )
-        for i in range(n)
-    ]
+    return quotes(store.history(ALICE, "favourite_restaurant")[0], n)
 
 
 def test_free_text_properties_show_only_the_notes_that_match(store: SQLiteGraphStore) -> None:

@@ -8,7 +8,7 @@ import dspy
 from dspy.utils import DummyLM
 
 from apexmem_neo.agent import AgentConfig, MemoryAgent, build_tools
-from apexmem_neo.agent.dated_answers import TurnDates, asks_when, evidence_date
+from apexmem_neo.agent.dated_answers import TurnDates, evidence_date
 from apexmem_neo.agent.timewords import said_times
 from apexmem_neo.search import HybridSearch
 from apexmem_neo.store.sqlite import SQLiteGraphStore
@@ -20,14 +20,8 @@ DATES = {
     "t1": TurnDates("2023-01-20", said_times(LOST, "2023-01-20")),
     "t2": TurnDates("2023-01-29", []),
 }
-CONTEXT = "[T1] 20 January 2023 Jon: Lost my job yesterday (19 January 2023)\n[T2] 29 January 2023"
-WHEN = "When did Jon lose his job?"
-
-
-def test_when_questions_are_recognised() -> None:
-    assert asks_when("When did Jon lose his job?")
-    assert asks_when("On what date did she move?") and asks_when("In which year was it?")
-    assert not asks_when("Where did Jon work?") and not asks_when("What did he say when asked?")
+CONTEXT = "[T1] 20 January 2023 Ines: Lost my job yesterday (19 January 2023)\n[T2] 29 January 2023"
+WHEN = "When did Ines lose his job?"
 
 
 def test_the_day_a_turn_was_said_gives_way_to_its_time_words() -> None:
@@ -43,7 +37,7 @@ def test_a_date_the_context_never_shows_is_replaced_by_the_cited_turns() -> None
 def test_a_vague_time_keeps_its_words() -> None:
     tattoo = "I got it a few years ago."
     dates = {"t1": TurnDates("2023-02-08", said_times(tattoo, "2023-02-08"))}
-    assert evidence_date("When did Gina get her tattoo?", "8 February 2023", ["t1"], dates,
+    assert evidence_date("When did Ines get her tattoo?", "8 February 2023", ["t1"], dates,
                          "[T1] 8 February 2023") == "a few years ago (around 2020)"  # fmt: skip
 
 
@@ -52,7 +46,7 @@ def test_an_answer_the_context_supports_is_kept() -> None:
     assert evidence_date(WHEN, "29 January 2023", ["t1"], DATES, CONTEXT) is None  # T2's day
     assert evidence_date(WHEN, "A few years ago", ["t1"], DATES, CONTEXT) is None  # no date
     assert evidence_date(WHEN, "2023-01-07", ["t9"], DATES, CONTEXT) is None  # cites no turn shown
-    assert evidence_date("Where did Jon work?", "2023-01-07", ["t1"], DATES, CONTEXT) is None
+    assert evidence_date("Where did Ines work?", "2023-01-07", ["t1"], DATES, CONTEXT) is None
 
 
 def test_the_agent_answers_a_when_question_with_its_cited_turns_date(

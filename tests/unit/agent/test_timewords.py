@@ -1,10 +1,8 @@
-"""Time words as people say them: the turns' own times and the questions about states."""
+"""Time words as people say them: the turns' own times."""
 
 from __future__ import annotations
 
-from apexmem_neo.agent.context import asks_about_states
 from apexmem_neo.agent.timewords import (
-    question_times,
     said_times,
     spoken_date,
     spoken_span,
@@ -33,13 +31,3 @@ def test_a_turns_time_words_get_their_dates_beside_them() -> None:
     )
     assert said_times("My favourite restaurant is Italian Garden.", "2023-01-20") == []
     assert said_times("We met on 2023-01-02.", "2023-01-20") == []  # already a date
-
-
-def test_only_questions_about_states_over_time_get_computed_lines() -> None:
-    assert asks_about_states("When did Alice's favourite restaurant change?", [])
-    assert asks_about_states("Where did she live before Seattle?", [])
-    assert asks_about_states("What does she do now?", [])
-    assert asks_about_states("Where was she on 2024-02-01?", question_times("on 2024-02-01", None))
-    assert not asks_about_states("When did Gina lose her job at Door Dash?", [])
-    assert not asks_about_states("What did Jon say about Gina's store?", [])
-    assert not asks_about_states("What challenge did Tim meet during his training?", [])

@@ -1,0 +1,122 @@
+"""How the agent reads a question: what it asks about and which property it is about.
+
+General rules, no LLM: whether a question asks about a state over time, before something,
+or when something happened; which words and stemmed terms it holds; which of an entity's
+properties it is about; and its words without the names of the persons it names. The
+question's time words are read by ``apexmem_neo.agent.timewords``. ``agent/context.py``
+builds the fast path's context from these rules.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+from typing import Any, Final
+
+from apexmem_neo.agent.timewords import QuestionTime
+from apexmem_neo.search.text import analyze
+from apexmem_neo.tools.entity_lookup import EntityView
+
+_WORDS: Final = re.compile(r"[a-z0-9]+")
+
+BEFORE_WORDS: Final = frozenset({"before", "prior", "previou", "earlier"})  # as words() spells them
+"""Words of a question that asks what held before a value it names."""
+
+STATE_TIME_WORDS: Final = frozenset(
+    "before after since until now currently current still often times previous "
+    "previously change changed changes became become".split()
+)
+"""Words of a question that asks about a state over time (before, since, now, how often,
+what changed). "During" is not one: "what did she meet during training" asks about an
+event."""
+
+ASKS_WHEN: Final = re.compile(
+    r"^\W*when\b|\b(what|which) (date|day|month|year)\b|\bon what (date|day)\b", re.IGNORECASE
+)
+"""A question that wants a date as its answer: "When ...", "which year", "on what day"."""
+
+
+def words(text: str) -> set[str]:
+    """Lower-case words with a plural or possessive s dropped, for overlap scoring."""
+    return {w[:-1] if len(w) > 3 and w.endswith("s") else w for w in _WORDS.findall(text.lower())}
+
+
+def terms(text: str) -> set[str]:
+    """Content words, stemmed, for relevance: "what did she research" -> {"research"}, which
+    matches "Researching adoption agencies" and not every value holding "what"."""
+    return set(analyze(text.replace("_", " ")))
+
+
+def shared_terms(asked: set[str], text: str) -> int:
+    """How many of the question's ``asked`` terms ``text`` holds."""
+    return len(asked & terms(text))
+
+
+def asks_about_states(question: str, times: Sequence[QuestionTime]) -> bool:
+    """Whether the question asks about a state over time: it names a time (``times``) or
+    holds one of ``STATE_TIME_WORDS``. Other questions, a plain "when did ..." among them,
+    are answered from the turns: the small model copied a computed state as the answer to a
+    question about something else, and states extracted from events misled it on the date
+    of an event."""
+    return bool(times) or not STATE_TIME_WORDS.isdisjoint(_WORDS.findall(question.lower()))
+
+
+def asks_before(question: str) -> bool:
+    """Whether the question asks what held before something ("before", "prior", ...)."""
+    return bool(words(question) & BEFORE_WORDS)
+
+
+def mentions_when(question: str) -> bool:
+    """Whether "when" is one of the question's words, anywhere in it."""
+    return "when" in words(question)
+
+
+def asks_when(question: str) -> bool:
+    """Whether the question wants a date as its answer (``ASKS_WHEN``)."""
+    return ASKS_WHEN.search(question) is not None
+
+
+def names_value(question: str, value: Any) -> bool:
+    """Whether the question names ``value``: every word of the value is one of its words."""
+    named = words(str(value))
+    return bool(named) and named <= words(question)
+
+
+def property_relevance(view: EntityView, question: str) -> dict[str, int]:
+    """Per property of the entity, the most question terms one of its facts holds (in the
+    property's name or value)."""
+    asked = terms(question)
+    scores: dict[str, int] = {}
+    for fact in view.facts:
+        text = f"{fact.property} {fact.value}"
+        scores[fact.property] = max(scores.get(fact.property, 0), shared_terms(asked, text))
+    return scores
+
+
+def by_score(scores: dict[str, int]) -> list[str]:
+    """The properties, best score first; ties keep name order."""
+    return sorted(scores, key=lambda p: (-scores[p], p))
+
+
+def rank_properties(view: EntityView, question: str) -> list[str]:
+    """The entity's properties, those sharing words with the question (in the property's
+    name or any of its values) first; ties keep name order."""
+    return by_score(property_relevance(view, question))
+
+
+def most_relevant(view: EntityView, question: str, among: set[str]) -> str | None:
+    """The property of ``among`` the question is most about, or None when it shares no term
+    with any of them."""
+    relevance = property_relevance(view, question).items()
+    scores = {prop: score for prop, score in relevance if prop in among}
+    if not scores or max(scores.values()) == 0:
+        return None
+    return by_score(scores)[0]
+
+
+def without_person_names(question: str, views: Sequence[EntityView]) -> str:
+    """The question without the names of the persons it found: a value that merely names one
+    ("Alice's painting") is not relevant to every question about her."""
+    persons = [v.entity.name for v in views if v.entity.entity_type.value == "Person"]
+    names = {w for name in persons for w in words(name)}
+    return " ".join(w for w in _WORDS.findall(question.lower()) if words(w).isdisjoint(names))
