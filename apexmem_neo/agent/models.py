@@ -19,9 +19,9 @@ OPTIONAL_TOOL_NAMES: tuple[str, ...] = ("Timeline",)
 ALL_TOOL_NAMES: tuple[str, ...] = TOOL_NAMES + OPTIONAL_TOOL_NAMES
 
 
-# Measured with the local Qwen2.5-Coder-1.5B (DSPy 3.4.1, 10 toy questions): 6/10 at 14 s per
-# question with 4 loop steps against 5/10 at 32 s with more; it never finishes by itself, so
-# extra steps only add tokens. Hosted models do use more steps well.
+# A small local model answered no better with more loop steps, and more slowly: it never
+# finishes by itself, so extra steps only add tokens (the CHANGELOG has the measurement).
+# Hosted models do use more steps well.
 LOCAL_MAX_ITERS = 4
 HOSTED_MAX_ITERS = 12
 _LOCAL_HOSTS = ("127.0.0.1", "localhost", "0.0.0.0", "[::1]")

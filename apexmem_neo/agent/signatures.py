@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import dspy
 
-# Both paths once said "a date as YYYY-MM-DD" alone, and the 1.5B model then answered a date
-# to "what"/"where" questions; the wording now says when a date is wanted.
+# Said as "a date as YYYY-MM-DD" alone, it made the small model answer a date to "what" and
+# "where" questions; the wording says when a date is wanted.
 FAST_ANSWER_DESC = (
     "the short answer in the context's own words (a name, a place, a number or a phrase); "
     "a date only when the question asks when, written as the context writes it"
@@ -33,7 +33,7 @@ class AnswerFromContext(dspy.Signature):  # type: ignore[misc]
     # The context comes first and the question last, as in plain RAG's prompt: the small model
     # reads the question right before it answers.
     context: str = dspy.InputField(desc="computed lines and the matching turns")
-    # "the date the question is asked on" made the 1.5B model answer it to when-questions
+    # "the date the question is asked on" made the small model answer it to when-questions
     question_date: str = dspy.InputField(desc=QUESTION_DATE_DESC)
     time_hints: str = dspy.InputField(desc="time words of the question as explicit dates")
     question: str = dspy.InputField()

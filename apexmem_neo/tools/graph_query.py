@@ -40,7 +40,7 @@ CYPHER_QUERY_KIND: Final = (
 
 def graph_query_doc(backend: QueryBackend, default: str, limits: QueryLimits) -> str:
     """GraphQuery's description in the language it is used in: a SQL-only memory (SQLite)
-    never mentions Cypher. Measured: with a description that began "one Cypher statement
+    never mentions Cypher: with a description that began "one Cypher statement
     (MATCH ... RETURN ...)", the local model wrote Cypher on SQLite at every step."""
     if backend.native_language == "sql":  # SQLite: SQL only
         query_kind, language_line = SQL_QUERY_KIND, f'"sql". This memory runs on {backend.name}.'
@@ -129,8 +129,8 @@ SQL_BY_NAME: Final = (
 
 
 def _check_language_matches(query: str, language: str, backend: QueryBackend) -> None:
-    """Refuse a query written in the other language, saying so. Measured: the 1.5B model
-    sent the same Cypher three times as language='sql' when told only "SQL syntax error"."""
+    """Refuse a query written in the other language, saying so: told only "SQL syntax
+    error", the small model sent the same Cypher again and again as language='sql'."""
     cypher = _CYPHER_START.match(query or "")
     if language == "sql" and cypher:
         keyword = cypher.group(1).split()[-1].upper()
