@@ -2,11 +2,6 @@
 
 from __future__ import annotations
 
-import os
-
-# LiteLLM fetches a model cost map from the network at import unless told not to.
-os.environ.setdefault("LITELLM_LOCAL_MODEL_COST_MAP", "True")
-
 from typing import Annotated
 
 import typer

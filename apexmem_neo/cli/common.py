@@ -12,6 +12,7 @@ from __future__ import annotations
 import functools
 import inspect
 import json
+import os
 from collections.abc import Callable, Iterator
 from contextlib import AbstractContextManager, contextmanager
 from contextvars import ContextVar
@@ -112,6 +113,7 @@ class ApexMemGroup(TyperGroup):
     (one process may run several, as tests do)."""
 
     def invoke(self, ctx: Any) -> Any:
+        use_bundled_model_metadata()
         token = _JSON_MODE.set(False)
         try:
             return super().invoke(ctx)
@@ -119,6 +121,13 @@ class ApexMemGroup(TyperGroup):
             fail_with(exc)
         finally:
             _JSON_MODE.reset(token)
+
+
+def use_bundled_model_metadata() -> None:
+    """Tell LiteLLM to read the model metadata it ships with rather than fetch a fresh copy
+    over the network when it is first imported. Set here, when a command runs, because the
+    library sets nothing in the environment of the applications that import it."""
+    os.environ.setdefault("LITELLM_LOCAL_MODEL_COST_MAP", "True")
 
 
 def warn(message: str) -> None:

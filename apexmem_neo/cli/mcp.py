@@ -7,7 +7,6 @@ stdout carries the protocol alone: whatever opening the memory prints goes to st
 from __future__ import annotations
 
 import contextlib
-import os
 import sys
 from typing import Annotated
 
@@ -41,8 +40,6 @@ def mcp_command(
 ) -> None:
     """Serve the memory over MCP (stdio by default, or streamable HTTP with --http): the read
     tools, Ask, and Ingest (queued, one job at a time) with IngestStatus."""
-    # LiteLLM fetches a model cost map from the network at import unless told not to.
-    os.environ.setdefault("LITELLM_LOCAL_MODEL_COST_MAP", "True")
     try:
         from apexmem_neo.mcp_server import IngestJobs, build_server
     except ModuleNotFoundError as exc:

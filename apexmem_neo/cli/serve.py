@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import hashlib
 import ipaddress
-import os
 from pathlib import Path
 from typing import TYPE_CHECKING, Annotated
 
@@ -115,7 +114,6 @@ def serve(
     (its login form takes the key once)."""
     if no_auth and not is_loopback(host):
         fail(f"--no-auth is refused on {host}: serve it on 127.0.0.1, or use API keys")
-    os.environ.setdefault("LITELLM_LOCAL_MODEL_COST_MAP", "True")
     try:
         import uvicorn
 

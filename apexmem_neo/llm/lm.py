@@ -24,10 +24,6 @@ built from the bare annotations lacks; without it the small model listed evidenc
 from __future__ import annotations
 
 import os
-
-# Before dspy/litellm load: use the bundled model metadata instead of fetching it at import.
-os.environ.setdefault("LITELLM_LOCAL_MODEL_COST_MAP", "True")
-
 from typing import Any, get_origin
 
 import dspy

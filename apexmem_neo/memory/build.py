@@ -1,9 +1,9 @@
 """The factories behind ``Memory.sqlite``, ``Memory.neo4j`` and ``Memory.from_settings``.
 
 They are the only code that wires a store, its query backend, the checkpoint, a search index,
-an embedder and an LM together, and ``open_from_settings`` is the only place settings become
-objects. Opening does the I/O a memory needs to be usable (schema, checkpoint); models load
-lazily, on first use.
+an embedder and an LM together, from the store's address and one ``MemoryConfig``
+(``open_from_settings`` builds that config from the settings). Opening does the I/O a memory
+needs to be usable (schema, checkpoint); models load lazily, on first use.
 """
 
 from __future__ import annotations

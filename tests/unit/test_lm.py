@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import asyncio
-import os
 from typing import Any
 
 import dspy
@@ -44,7 +43,6 @@ def test_make_lm_defaults_to_deterministic_and_uncached() -> None:
     assert lm.cache is False
     assert lm.kwargs["api_base"] == "http://127.0.0.1:8080/v1"
     assert lm.kwargs["api_key"] == "local"
-    assert os.environ["LITELLM_LOCAL_MODEL_COST_MAP"] == "True"
 
 
 def test_make_lm_lets_callers_override_and_omits_unset_client_settings() -> None:
