@@ -15,10 +15,11 @@ from pathlib import Path
 from types import TracebackType
 from typing import Any, Concatenate, ParamSpec, Self, TypeVar, Unpack
 
-from apexmem_neo.agent import MemoryAgent
+from apexmem_neo.agent import AgentConfig, MemoryAgent
 from apexmem_neo.memory.config import MemoryConfig, MemoryOptions
 from apexmem_neo.memory.core import Memory
 from apexmem_neo.query.backend import Language
+from apexmem_neo.settings import Settings
 from apexmem_neo.tools.result import Tool
 
 P = ParamSpec("P")
@@ -78,8 +79,22 @@ class AsyncMemory:
         return cls(await _run(opened, uri_or_driver, config))
 
     @classmethod
-    async def from_settings(cls, settings: Any = None, **overrides: Any) -> Self:
-        return cls(await _run(Memory.from_settings, settings, **overrides))
+    async def from_settings(
+        cls,
+        settings: Settings | None = None,
+        *,
+        store: str | None = None,
+        db: str | Path | None = None,
+        index_name: str | None = None,
+        create: bool = True,
+        agent_config: AgentConfig | None = None,
+    ) -> Self:
+        """``Memory.from_settings`` in a worker thread."""
+        opened = functools.partial(
+            Memory.from_settings, store=store, db=db, index_name=index_name, create=create,
+            agent_config=agent_config,
+        )  # fmt: skip
+        return cls(await _run(opened, settings))
 
     add = _in_thread(Memory.add)
     ingest_file = _in_thread(Memory.ingest_file)

@@ -85,7 +85,7 @@ from apexmem_neo.query.backend import Language, QueryBackend, QueryLimits, Query
 from apexmem_neo.search import DocKind, HybridSearch, SearchFilters, SearchResults
 from apexmem_neo.search.indexer import Progress, index_batches, index_graph
 from apexmem_neo.search.protocol import SearchError
-from apexmem_neo.settings import MAX_TURN_CHARS
+from apexmem_neo.settings import MAX_TURN_CHARS, Settings
 from apexmem_neo.store.protocol import ChangeRecord, FactRecord, GraphStore
 from apexmem_neo.store.scoped import ScopedStore
 from apexmem_neo.tools.names import resolve_entity, resolve_property
@@ -169,11 +169,26 @@ class Memory(Listings):
         )
 
     @classmethod
-    def from_settings(cls, settings: Any = None, **overrides: Any) -> Memory:
-        """The memory the environment describes (APEXMEM_STORE, NEO4J_URI, APEXMEM_LM...)."""
+    def from_settings(
+        cls,
+        settings: Settings | None = None,
+        *,
+        store: str | None = None,
+        db: str | Path | None = None,
+        index_name: str | None = None,
+        create: bool = True,
+        agent_config: AgentConfig | None = None,
+    ) -> Memory:
+        """The memory ``settings`` (the environment's by default: APEXMEM_STORE, NEO4J_URI,
+        APEXMEM_LM...) describe, through ``MemoryConfig.from_settings``; the keywords override
+        the store, its file, the search namespace, whether a missing file is made, and the
+        agent's config."""
         from apexmem_neo.memory.build import open_from_settings
 
-        return open_from_settings(cls, settings, **overrides)
+        return open_from_settings(
+            cls, settings, store=store, db=db, index_name=index_name, create=create,
+            agent_config=agent_config,
+        )  # fmt: skip
 
     def close(self) -> None:
         if self._closed:
