@@ -98,7 +98,7 @@ def _session_ids(memory: Memory, scope: str, name: str) -> tuple[str, ...]:
     raise NothingToForgetError(
         f"no session {name!r} in scope {scope!r}; {_session_list(memory, scope, stored)}. "
         "Name a session as it was given: add(session=...), the JSONL 'session' value or "
-        "LOCOMO's session_N"
+        "an ingested file's session_N"
     )
 
 

@@ -92,7 +92,8 @@ class Listings:
         limit: int = LIST_LIMIT,
     ) -> Listing[Turn]:
         """The scope's turns in conversation order, session by session, or one ``session``'s
-        (its name as given to ``add(session=...)``, LOCOMO's ``session_N``, or its id);
+        (its name as given to ``add(session=...)``, an ingested file's ``session_N``, or its
+        id);
         ``UnknownSessionError`` when the scope holds no such session. With ``metadata`` only
         the turns whose metadata holds every given key with an equal value (the store
         filters, so a page still holds ``limit`` of them where there are that many)."""
@@ -155,7 +156,8 @@ class Listings:
         return listing(items=page.items, next=cursor, scope=scope, hint=hint)
 
     def _session_id(self, scope: str, name: str) -> str:
-        """The id of the scope's session ``name`` names (by name, LOCOMO number or id)."""
+        """The id of the scope's session ``name`` names (by its name, an ingested file's
+        session name, or its id)."""
         from apexmem_neo.memory.forget import session_numbers
 
         store = ScopedStore(self.store, check_scope(scope))
@@ -168,7 +170,7 @@ class Listings:
         listed = ", ".join(s.session_id for s in stored) or "none"
         raise UnknownSessionError(
             f"no session {name!r} in scope {scope!r}; its sessions: {listed}. Name a session "
-            "as it was given (add(session=...), LOCOMO's session_N) or by id"
+            "as it was given (add(session=...), an ingested file's session_N) or by id"
         )
 
 
