@@ -165,15 +165,17 @@ def using_memory(
     index_name: str | None,
     *,
     create: bool,
+    with_lm: bool = True,
 ) -> Iterator[Memory]:
     """The memory the settings describe, with the command's flags over them; closed on exit.
-    ``create`` False (read commands) makes a missing SQLite file an error, not a new memory."""
+    ``create`` False (read commands) makes a missing SQLite file an error, not a new memory;
+    ``with_lm`` False (commands that never ask a model) skips loading one."""
     settings = load_settings()
     with user_errors():
         from apexmem_neo.memory import Memory
 
         memory = Memory.from_settings(
-            settings, store=store, db=db, index_name=index_name, create=create
+            settings, store=store, db=db, index_name=index_name, create=create, with_lm=with_lm
         )
         with memory:
             yield memory
@@ -202,9 +204,9 @@ class MemoryChoice:
     db: Path | None = None
     index_name: str | None = None
 
-    def open(self, *, create: bool) -> AbstractContextManager[Memory]:
+    def open(self, *, create: bool, with_lm: bool = True) -> AbstractContextManager[Memory]:
         """``using_memory`` with these options."""
-        return using_memory(self.store, self.db, self.index_name, create=create)
+        return using_memory(self.store, self.db, self.index_name, create=create, with_lm=with_lm)
 
     def warn_if_unindexed(self, memory: Memory) -> bool:
         """``warn_if_unindexed`` with these options in its hint."""

@@ -37,7 +37,7 @@ def forget(
     what = f"session {session!r}" if session else f"entity {entity!r}" if entity else "everything"
     if not yes and not typer.confirm(f"Erase {what} of scope {scope!r} for good?"):
         fail("nothing erased")
-    with choice.open(create=False) as memory:
+    with choice.open(create=False, with_lm=False) as memory:
         result = memory.forget(scope=scope, session=session, entity=entity)
     if as_json:
         print_json(result.model_dump(mode="json", exclude={"erasure": {"erased_ids"}}))

@@ -57,7 +57,7 @@ LimitOpt = Annotated[
 @MemoryChoice.options(index_name=False)
 def scopes(choice: MemoryChoice = MemoryChoice.SETTINGS, as_json: JsonOpt = False) -> None:
     """List the scopes that hold anything (pass one as --scope to the other commands)."""
-    with choice.open(create=False) as memory:
+    with choice.open(create=False, with_lm=False) as memory:
         found = memory.scopes()
     if as_json:
         print_json({"scopes": found})
@@ -68,7 +68,7 @@ def scopes(choice: MemoryChoice = MemoryChoice.SETTINGS, as_json: JsonOpt = Fals
 def read_only(choice: MemoryChoice, read: Callable[[Memory], Result]) -> Result:
     """``read(memory)`` on the chosen memory, opened for reading (a missing SQLite file is an
     error, not a new memory) and closed again."""
-    with choice.open(create=False) as memory:
+    with choice.open(create=False, with_lm=False) as memory:
         return read(memory)
 
 

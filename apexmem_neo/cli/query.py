@@ -59,7 +59,7 @@ def query(
     if sql and lang == "cypher":
         fail("--sql and --lang cypher contradict each other")
     language: Literal["sql", "cypher"] | None = "sql" if sql else lang
-    with choice.open(create=False) as memory:
+    with choice.open(create=False, with_lm=False) as memory:
         result = memory.query(text, language, scope=scope, limit=limit)
     if as_json:
         print_json(query_json(result))
@@ -77,7 +77,7 @@ def schema(
 ) -> None:
     """Show the memory's schema (SchemaViewer): tables or labels, relationships, the scope's
     counts."""
-    with choice.open(create=False) as memory:
+    with choice.open(create=False, with_lm=False) as memory:
         if as_json:
             print_json(asdict(scoped_backend(memory.backend, scope).schema()))
             return
@@ -100,7 +100,7 @@ def entity(
     known names. With --json, the entity itself (id, name, type, aliases); a name that fits
     several equally well is then an error listing them.
     """
-    with choice.open(create=False) as memory:
+    with choice.open(create=False, with_lm=False) as memory:
         try:
             found = memory.entity(name, scope=scope)  # none at all: one error line
         except AmbiguousEntityError:
@@ -128,7 +128,7 @@ def history(
     PROPERTY may be any spelling of one of its properties ("favorite restaurant",
     "works_at" for employer); the heading shows the stored name.
     """
-    with choice.open(create=False) as memory:
+    with choice.open(create=False, with_lm=False) as memory:
         found = memory.history(entity_name, prop, scope=scope)
     print_found(found, as_json, lambda: typer.echo(history_markdown(found)))
 

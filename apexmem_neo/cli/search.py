@@ -40,7 +40,7 @@ def search(
 
     wanted = metadata_filter(metadata)
     shown = [DocKind.TURN] if wanted else kind
-    with choice.open(create=False) as memory:
+    with choice.open(create=False, with_lm=False) as memory:
         if choice.warn_if_unindexed(memory):
             found = memory.search(text, scope=scope, k=k, kinds=kind, metadata=wanted)
         else:  # nothing to rank: skip loading the embedding model

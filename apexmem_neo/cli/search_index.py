@@ -38,7 +38,7 @@ def index(
     optimize: OptimizeOpt = True,
 ) -> None:
     """Build or refresh the search index of the memory (idempotent; writes keep it current)."""
-    with choice.open(create=False) as memory:
+    with choice.open(create=False, with_lm=False) as memory:
         with progress_bar() as bar:
             count = memory.index(rebuild=rebuild, optimize=optimize, progress=index_feed(bar))
         where = memory.search_location

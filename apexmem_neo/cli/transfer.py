@@ -31,7 +31,7 @@ def export(
     """Export one scope (every session, turn, entity, fact...) as JSON Lines."""
     if not out.parent.is_dir():
         fail(f"{out.parent}: no such directory")
-    with choice.open(create=False) as memory:
+    with choice.open(create=False, with_lm=False) as memory:
         result = memory.export(out, scope=scope)
     if as_json:
         print_json(result.model_dump())
@@ -65,7 +65,7 @@ def import_(
     """Import an exported scope (idempotent: rows already in memory are kept as they are)."""
     if not source.is_file():
         fail(f"{source}: no such file")
-    with choice.open(create=True) as memory:
+    with choice.open(create=True, with_lm=False) as memory:
         result = memory.import_file(source, scope=scope, index=search_index)
         where = memory.search_location or "(no search index)"
     if as_json:

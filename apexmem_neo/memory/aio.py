@@ -88,11 +88,12 @@ class AsyncMemory:
         index_name: str | None = None,
         create: bool = True,
         agent_config: AgentConfig | None = None,
+        with_lm: bool = True,
     ) -> Self:
         """``Memory.from_settings`` in a worker thread."""
         opened = functools.partial(
             Memory.from_settings, store=store, db=db, index_name=index_name, create=create,
-            agent_config=agent_config,
+            agent_config=agent_config, with_lm=with_lm,
         )  # fmt: skip
         return cls(await _run(opened, settings))
 

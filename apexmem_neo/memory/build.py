@@ -144,9 +144,12 @@ def open_from_settings(
     index_name: str | None = None,
     create: bool = True,
     agent_config: AgentConfig | None = None,
+    with_lm: bool = True,
 ) -> Memory:
     """The memory the settings (the environment by default) describe; keyword arguments
-    override the store, its file, the search namespace and whether a missing file is made."""
+    override the store, its file, the search namespace and whether a missing file is made.
+    ``with_lm`` False opens it without a language model (nor LiteLLM's import), for reads
+    that never ask one."""
     s = settings or Settings()
     chosen = store or s.store
     if chosen not in ("sqlite", "neo4j"):
@@ -156,6 +159,8 @@ def open_from_settings(
         overrides["index_name"] = index_name
     if agent_config is not None:
         overrides["agent_config"] = agent_config
+    if not with_lm:
+        overrides["lm"] = None
     config = MemoryConfig.from_settings(s).with_options(overrides)
     if chosen == "sqlite":
         path = Path(db) if db is not None else s.sqlite_path

@@ -178,16 +178,18 @@ class Memory(Listings):
         index_name: str | None = None,
         create: bool = True,
         agent_config: AgentConfig | None = None,
+        with_lm: bool = True,
     ) -> Memory:
         """The memory ``settings`` (the environment's by default: APEXMEM_STORE, NEO4J_URI,
         APEXMEM_LM...) describe, through ``MemoryConfig.from_settings``; the keywords override
         the store, its file, the search namespace, whether a missing file is made, and the
-        agent's config."""
+        agent's config. ``with_lm`` False opens it without a language model, quickly, for
+        reads that never ask one (listings, queries, search, export)."""
         from apexmem_neo.memory.build import open_from_settings
 
         return open_from_settings(
             cls, settings, store=store, db=db, index_name=index_name, create=create,
-            agent_config=agent_config,
+            agent_config=agent_config, with_lm=with_lm,
         )  # fmt: skip
 
     def close(self) -> None:

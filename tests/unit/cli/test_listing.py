@@ -4,7 +4,10 @@ hint and one-line errors, on SQLite with no service and no LLM."""
 from __future__ import annotations
 
 import json
+import os
 import shlex
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -101,3 +104,22 @@ def test_errors_are_one_line(demo_db: Path, args: tuple[str, ...], message: str)
 
 def test_the_cli_page_size_is_the_api_default() -> None:
     assert cli_listing.LIST_LIMIT == listing.LIST_LIMIT
+
+
+def test_read_commands_load_no_language_model(demo_db: Path, home: Path) -> None:
+    """A listing, history or query never asks a model, so it opens the memory without one:
+    LiteLLM (seconds to import) is never loaded."""
+    script = (
+        "import sys; from apexmem_neo.cli.app import main\n"
+        "sys.argv = ['apexmem', *sys.argv[1:]]\n"
+        "try:\n    main()\nexcept SystemExit as exc:\n    assert not exc.code, exc.code\n"
+        "print('litellm loaded' if 'litellm' in sys.modules else 'no litellm')"
+    )
+    for args in (["scopes"], ["history", "alice", "favorite restaurant", "--scope", "alice-demo"]):
+        done = subprocess.run(
+            [sys.executable, "-c", script, *args, "--db", str(demo_db)],
+            capture_output=True, text=True, timeout=120, check=False,
+            env={**os.environ, "APEXMEM_HOME": str(home)},
+        )  # fmt: skip
+        assert done.returncode == 0, done.stderr[-1500:]
+        assert done.stdout.strip().endswith("no litellm"), (args, done.stdout[-500:])
