@@ -170,7 +170,9 @@ class ApexMemStore(BaseStore):
         by_scope: dict[str, list[dict[str, Any]]] = {}
         for op in puts:
             if op.ttl is not None:
-                raise NotImplementedError("ApexMemStore keeps every item: it has no TTL")
+                raise InvalidInputError(
+                    "ApexMemStore keeps every item: it has no TTL (put without ttl=)"
+                )
             scope = namespace_scope(op.namespace)
             by_scope.setdefault(scope, []).append(self._message(op, at))
         for scope, messages in by_scope.items():
