@@ -164,7 +164,7 @@ def test_values_that_are_not_json_store_nothing(store: ApexMemStore, memory: Mem
 
 def test_ttl_is_refused(store: ApexMemStore) -> None:
     assert store.supports_ttl is False
-    with pytest.raises(InvalidInputError, match="TTL"):
+    with pytest.raises(NotImplementedError, match="TTL"):  # LangGraph's own check in put()
         store.put(ALICE, "k", {"x": 1}, ttl=5)
     with pytest.raises(InvalidInputError, match="TTL"):
         store.batch([PutOp(ALICE, "k", {"x": 1}, ttl=5.0)])
