@@ -127,6 +127,24 @@ def call_with_truncation(module: Any, trajectory: dict[str, Any], inputs: Mappin
     ) from last_error
 
 
+def extract_signature() -> type[dspy.Signature]:
+    """The answer step's signature: ``dspy.ReAct``'s (the task's fields and the trajectory)
+    with the question moved after the trajectory. Read last, as in the fast path, the
+    question kept the local model from answering a past date's question with the value the
+    tool output lists as holding now."""
+    question = AnswerWithTools.input_fields["question"]
+    signature: type[dspy.Signature] = (
+        dspy.Signature(
+            {**AnswerWithTools.input_fields, **AnswerWithTools.output_fields},
+            AnswerWithTools.instructions,
+        )
+        .delete("question")
+        .append("trajectory", dspy.InputField(), type_=str)
+        .append("question", question, type_=str)
+    )
+    return signature
+
+
 def _args(raw: Any) -> dict[str, Any]:
     return dict(raw) if isinstance(raw, Mapping) else {}
 
@@ -139,6 +157,7 @@ class ReactLoop:
         ``ToolResult`` renders its markdown or its error block)."""
         self.config = config
         self.react = dspy.ReAct(AnswerWithTools, tools=list(tools.values()), max_iters=99)
+        self.react.extract = dspy.ChainOfThought(extract_signature())
         if config.react_program is not None:
             load_compiled(self.react, config.react_program)
 

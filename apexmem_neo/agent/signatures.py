@@ -11,7 +11,10 @@ FAST_ANSWER_DESC = (
     "a date only when the question asks when, written as the context writes it"
 )
 QUESTION_DATE_DESC = "today: when the question is asked, not when things happened"
-ANSWER_DESC = "the short answer the question asks for: a name, a value, or a date (YYYY-MM-DD)"
+ANSWER_DESC = (
+    "the short answer the question asks for (a name, a place, a number or a phrase); "
+    "a date (YYYY-MM-DD) only when the question asks when"
+)
 # Without a cap a small model can list turn ids without end (until max_tokens); an answer
 # rests on one to a few turns.
 MAX_EVIDENCE_TURNS = 5
@@ -45,13 +48,16 @@ class AnswerFromContext(dspy.Signature):  # type: ignore[misc]
 
 
 class AnswerWithTools(dspy.Signature):  # type: ignore[misc]
-    """Answer the question about the user's long-term memory using the tools. Facts are never
-    overwritten: each has a validity interval [t_from, t_to]; the latest t_from is the current
-    value, older ones tell what held before. Resolve times with the explicit dates given.
-    Give a short answer (a date as YYYY-MM-DD) and cite the turn ids it rests on."""
+    """Answer the question about the user's long-term memory using the tools. Lines computed
+    for this question answer it when they name what it asks. Facts are never overwritten: a
+    value holds from its t_from until the next value's t_from. A question about a date asks
+    for the value that held on that date, not for the one that holds now. Resolve times with
+    the explicit dates given. Give the short answer the question asks for and cite the turn
+    ids it rests on."""
 
     question: str = dspy.InputField()
-    question_date: str = dspy.InputField(desc="the date the question is asked on")
+    # "the date the question is asked on" made the small model answer it (see AnswerFromContext)
+    question_date: str = dspy.InputField(desc=QUESTION_DATE_DESC)
     time_hints: str = dspy.InputField(desc="time words of the question as explicit dates")
     context: str = dspy.InputField(desc="what a first lookup found (may be incomplete)")
     answer: str = dspy.OutputField(desc=ANSWER_DESC, max_length=MAX_ANSWER_CHARS)

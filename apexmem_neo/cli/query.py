@@ -93,7 +93,7 @@ def entity(
     choice: MemoryChoice = MemoryChoice.SETTINGS,
     as_json: JsonOpt = False,
 ) -> None:
-    """Show entities with their latest values, anchors and facts (EntityLookup).
+    """Show entities with their anchors and facts, each with the time it held (EntityLookup).
 
     NAME resolves as every read does (id, exact name, alias, case and punctuation, a first
     name, a close misspelling); a name that fits none is one error line listing the nearest

@@ -623,9 +623,9 @@ class Memory(Listings):
 
     def lookup(self, name: str, k: int = 3, *, scope: str) -> str:
         """EntityLookup as markdown: up to ``k`` entities ``name`` names (resolved as in
-        ``entity``, then by its words) with their latest values, anchors and facts; a name
-        that fits none answers with the scope's nearest names. An empty name or a failed read
-        raises ``ToolError``."""
+        ``entity``, then by its words) with their anchors and facts, each with the time it
+        held; a name that fits none answers with the scope's nearest names. An empty name or a
+        failed read raises ``ToolError``."""
         from apexmem_neo.tools.entity_lookup import lookup_entities
 
         return lookup_entities(self._view(scope).store, name, k).text_or_raise()

@@ -1,10 +1,12 @@
 """EntityLookup: find entities by name (or search) and show each one's timeline as markdown.
 
-For every candidate entity the document gives its id, name and type, the latest value per
-property (the greatest fact by the store's order k, i.e. ``GraphStore.current``), the
-anchors (event times) with the last one, and a bounded table of facts with their validity
-intervals and the turn that said them. The query is resolved as reads resolve names
-(``apexmem_neo.tools.names``: id, exact name, alias, loose name, first name, close spelling),
+For every candidate entity the document gives its id, name and type, the anchors (event
+times) with the last one, and a bounded table of facts, each property's oldest first, with
+the time each value held (from its t_from until the next value's, as reads decide it; "now"
+for the value that holds now) and the turn that said it. A separate "latest value" table led
+the local model to answer a past date's question with the value that holds now. The query
+is resolved as reads resolve names (``apexmem_neo.tools.names``: id, exact name, alias,
+loose name, first name, close spelling),
 then each of its word n-grams the same way; a query naming no entity answers with the
 nearest known names, never with another entity's facts. ``find_candidates`` (search hits,
 then exact names) serves the agent's prefetch, which gathers context for a whole question.
@@ -33,7 +35,9 @@ from apexmem_neo.tools.result import ToolResult, unexpected
 
 CELL = 120
 EMPTY_LOOKUP = "Give a name or a few words naming the entity."
-FACT_HEAD = ("property", "value", "t_from", "t_to", "turn_id", "fact_id")
+FACT_HEAD = ("property", "value", "t_from", "until", "turn_id", "fact_id")
+STILL_HOLDS = "now"
+"""The ``until`` of a value that no later value or stated end has replaced."""
 
 ENTITY_LOOKUP_DOC = """Look up entities by name and show what memory knows about each.
 
@@ -45,10 +49,11 @@ Args:
 A name that fits several entities equally well ("Maya") shows each of them; a name that
 fits none answers with the nearest known names instead.
 
-For each entity: its id, name and type; "latest": the most recent value of every property
-(with since / until); anchors: the times of the events that mention it, and the last one;
-"facts": every fact (up to {max_facts}) with its validity interval [t_from, t_to] and the
-turn id that said it. Facts are never overwritten: older values stay with their intervals.
+For each entity: its id, name and type; anchors: the times of the events that mention it,
+and the last one; "facts": every fact (up to {max_facts}), each property's oldest first,
+with the time it held from (t_from), until (its stated end, else the next value's t_from;
+"now" while it still holds) and the turn id that said it. Facts are never overwritten:
+older values stay with the time they held.
 """
 
 
@@ -65,15 +70,6 @@ class EntityView:
     entity: Entity
     facts: tuple[FactRecord, ...]
     events: dict[str, Event]
-
-    def latest(self) -> list[FactRecord]:
-        """The latest fact per property, properties in name order (``current`` without now)."""
-        best: dict[str, FactRecord] = {}
-        for fact in self.facts:
-            old = best.get(fact.property)
-            if old is None or fact_order_key(fact) > fact_order_key(old):
-                best[fact.property] = fact
-        return [best[p] for p in sorted(best)]
 
     def anchors(self) -> list[str]:
         return sorted({e.anchor_datetime for e in self.events.values()})
@@ -139,24 +135,33 @@ def render_entity(view: EntityView, max_facts: int = 30) -> str:
         lines.append(f"- description: {markdown.cell(e.description, CELL)}")
     lines.append(f"- anchors: {', '.join(anchors) if anchors else '(none)'}")
     lines.append(f"- last_anchor: {anchors[-1] if anchors else '(none)'}")
-    latest = [
-        (f.property, value_text(f.value), f.t_from, f.t_to, view.turn_of(f)) for f in view.latest()
-    ]
-    lines += ["", "## Latest value per property", ""]
-    lines.append(
-        markdown.table(("property", "value", "since", "until", "turn_id"), latest, CELL)
-        if latest
-        else "_(no facts)_"
-    )
+    until = held_until(view.facts)
     shown = view.facts[-max_facts:] if max_facts > 0 else ()
     count = f"{len(shown)} of {len(view.facts)}" if len(shown) < len(view.facts) else "all"
-    lines += ["", f"## Facts ({count}, oldest first)", ""]
+    lines += ["", f"## Facts ({count}), each property oldest first", ""]
+    by_property = sorted(shown, key=lambda f: (f.property, fact_order_key(f)))
     rows = [
-        (f.property, value_text(f.value), f.t_from, f.t_to, view.turn_of(f), f.fact_id)
-        for f in shown
+        (f.property, value_text(f.value), f.t_from, until[f.fact_id], view.turn_of(f), f.fact_id)
+        for f in by_property
     ]
     lines.append(markdown.table(FACT_HEAD, rows, CELL) if rows else "_(no facts)_")
     return "\n".join(lines)
+
+
+def held_until(facts: Sequence[FactRecord]) -> dict[str, str]:
+    """Each fact's end as reads decide it: its stated t_to, else the t_from of the next fact
+    of its property (oldest first), else ``STILL_HOLDS``. A stored t_to is rarely set, as a
+    change appends a fact instead of closing the old one; shown bare, the old value read as
+    still holding."""
+    by_property: dict[str, list[FactRecord]] = {}
+    for fact in sorted(facts, key=fact_order_key):
+        by_property.setdefault(fact.property, []).append(fact)
+    until: dict[str, str] = {}
+    for group in by_property.values():
+        for fact, following in zip(group, [*group[1:], None], strict=True):
+            next_from = following.t_from if following is not None else None
+            until[fact.fact_id] = fact.t_to or next_from or STILL_HOLDS
+    return until
 
 
 def no_entity(store: GraphStore, name: str) -> str:

@@ -13,8 +13,10 @@ from apexmem_neo.agent.react_loop import (
     TRUNCATION_ATTEMPTS,
     ReactLoop,
     call_with_truncation,
+    extract_signature,
     format_trajectory,
 )
+from apexmem_neo.agent.signatures import AnswerWithTools
 
 INPUTS = {"question": "q?", "question_date": "2024-04-01", "time_hints": "", "context": ""}
 
@@ -154,3 +156,12 @@ def test_the_loop_goes_on_without_the_oldest_step_after_an_overflow() -> None:
         assert "thought_0" not in prompt and "found a" not in prompt
         assert "[[ ## thought_1 ## ]]" in prompt and "found b" in prompt
     assert "[[ ## thought_2 ## ]]" in extract_prompt
+
+
+def test_the_answer_step_reads_the_question_after_the_trajectory() -> None:
+    signature = extract_signature()
+    assert list(signature.input_fields)[-2:] == ["trajectory", "question"]
+    assert signature.instructions == AnswerWithTools.instructions
+    assert set(signature.output_fields) == set(AnswerWithTools.output_fields)
+    loop = ReactLoop({}, AgentConfig())
+    assert list(loop.react.extract.predict.signature.input_fields)[-1] == "question"

@@ -7,10 +7,13 @@ from pathlib import Path
 
 import pytest
 
+from apexmem_neo.store.protocol import FactRecord
 from apexmem_neo.store.sqlite import SQLiteGraphStore
 from apexmem_neo.tools.entity_lookup import (
+    STILL_HOLDS,
     entity_lookup_tool,
     entity_view,
+    held_until,
     lookup_entities,
     name_candidates,
 )
@@ -32,21 +35,44 @@ def test_name_candidates_strip_possessives_and_ngrams() -> None:
     assert "Alice favourite" in cands
 
 
-def test_lookup_by_name_shows_latest_anchors_and_facts(store: SQLiteGraphStore) -> None:
+def facts_rows(doc: object) -> dict[str, list[str]]:
+    """The facts table's rows by value: [property, value, t_from, until, turn_id, fact_id]."""
+    table = str(doc).split("## Facts")[1].splitlines()
+    rows = [[c.strip() for c in row.strip("|").split("|")] for row in table if row.startswith("| ")]
+    return {row[1]: row for row in rows[1:]}
+
+
+def test_lookup_by_name_shows_anchors_and_each_value_with_the_time_it_held(
+    store: SQLiteGraphStore,
+) -> None:
     doc = lookup_entities(store, "What is Alice's favourite restaurant?")
     assert doc.text.startswith("# Alice (Person)")
     assert f"`{ALICE}`" in str(doc)
-    latest = str(doc).split("## Latest value per property")[1].split("## Facts")[0]
-    assert "Sakura Sushi" in latest and "Italian Garden" not in latest
-    assert "2024-03-20T00:00:00" in latest and TURN_2 in latest
     assert "last_anchor: 2024-03-20T10:00:00" in str(doc)
     facts = str(doc).split("## Facts")[1]
     assert facts.index("Italian Garden") < facts.index("Sakura Sushi")
+    rows = facts_rows(doc)
+    # the stored t_to is empty: the old value held until the new one began, read as reads do
+    assert rows["Italian Garden"][3] == rows["Sakura Sushi"][2] == "2024-03-20T00:00:00"
+    assert rows["Sakura Sushi"][3] == STILL_HOLDS and rows["Sakura Sushi"][4] == TURN_2
+
+
+def test_until_is_a_stated_end_or_the_next_value_of_the_same_property() -> None:
+    def fact(fid: str, prop: str, t_from: str, t_to: str | None = None) -> FactRecord:
+        return FactRecord(fact_id=fid, entity_id="e", property=prop, value="v",
+                          value_json='"v"', dtype="str", t_from=t_from, t_to=t_to,
+                          confidence=1.0, event_id=None, evidence_id=None,
+                          recorded_at=t_from)  # fmt: skip
+
+    facts = [fact("a1", "city", "2024-01-01"), fact("b1", "job", "2024-02-01", "2024-02-10"),
+             fact("a2", "city", "2024-03-01"), fact("b2", "job", "2024-04-01")]  # fmt: skip
+    assert held_until(facts) == {"a1": "2024-03-01", "b1": "2024-02-10",
+                                 "a2": STILL_HOLDS, "b2": STILL_HOLDS}  # fmt: skip
 
 
 def test_facts_table_is_bounded(store: SQLiteGraphStore) -> None:
     doc = lookup_entities(store, "Alice", max_facts=1)
-    assert "## Facts (1 of 2, oldest first)" in str(doc)
+    assert "## Facts (1 of 2), each property oldest first" in str(doc)
     assert "Italian Garden" not in str(doc).split("## Facts")[1]
 
 
@@ -80,15 +106,15 @@ def test_spelling_case_and_possessive_variants_find_the_entity(store: SQLiteGrap
 def test_tool_is_named_and_documented(store: SQLiteGraphStore) -> None:
     tool = entity_lookup_tool(store)
     assert tool.__name__ == "EntityLookup"
-    assert "validity interval" in (tool.__doc__ or "")
+    assert "until (its stated end, else the next value's t_from" in (tool.__doc__ or "")
     assert "Sakura Sushi" in str(tool("Alice", 1))
 
 
-def test_view_latest_uses_fact_order(store: SQLiteGraphStore) -> None:
+def test_view_keeps_fact_order_and_anchors(store: SQLiteGraphStore) -> None:
     entity = store.get_entity(ALICE)
     assert entity is not None
     view = entity_view(store, entity)
-    assert [f.value for f in view.latest()] == ["Sakura Sushi"]
+    assert [f.value for f in view.facts] == ["Italian Garden", "Sakura Sushi"]
     assert view.anchors() == ["2024-01-15T10:00:00", "2024-03-20T10:00:00"]
 
 
@@ -98,5 +124,6 @@ def test_an_ended_value_reads_as_ended(store: SQLiteGraphStore) -> None:
     end = Fact(entity_id=ALICE, property="favourite_restaurant", dtype="str", value=None,
                t_from="2024-05-01")  # fmt: skip
     store.write(GraphBatch(facts=[end], scope="default"))
-    latest = str(lookup_entities(store, "Alice")).split("## Latest value per property")[1]
-    assert ENDED in latest.split("## Facts")[0] and "None" not in latest
+    doc = lookup_entities(store, "Alice")
+    assert facts_rows(doc)[ENDED][3] == STILL_HOLDS and "None" not in str(doc)
+    assert facts_rows(doc)["Sakura Sushi"][3] == "2024-05-01T00:00:00"
