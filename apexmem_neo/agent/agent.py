@@ -32,7 +32,7 @@ from typing import Any
 import dspy
 from dspy.utils.callback import BaseCallback
 
-from apexmem_neo.agent.context import NOTHING, Prefetched, prefetch, quote_turns
+from apexmem_neo.agent.context import NOTHING, Prefetched, prefetch, quote_turns, schema_link
 from apexmem_neo.agent.dated_answers import evidence_date
 from apexmem_neo.agent.models import AgentConfig, AgentResult, Mode, TraceStep, check_mode
 from apexmem_neo.agent.programs import load_answer_program
@@ -156,7 +156,8 @@ class MemoryAgent:
         found = prefetch(self.store, question, self.searcher, self.config, times)
         preamble = self.config.context_preamble
         if not preamble and mode == "query" and self.backend is not None:
-            preamble = compact_schema(self.backend.schema(), self._query_language())
+            link = schema_link(self.store, question, self.searcher, self.config)
+            preamble = compact_schema(self.backend.schema(), self._query_language(), link)
         if not preamble:
             return found
         text = preamble if found.text == NOTHING else f"{preamble}\n\n{found.text}"

@@ -41,6 +41,7 @@ from apexmem_neo.store.protocol import (
     fact_order_key,
     latest_holding,
 )
+from apexmem_neo.tools.compact_schema import SchemaLink
 from apexmem_neo.tools.entity_lookup import EntityView, Searcher, top_entities
 
 log = logging.getLogger(__name__)
@@ -338,6 +339,28 @@ def computed_lines(
     topic = without_person_names(question, views)
     computed = [line for v in views for line in computed_for_question(v, topic, times)]
     return computed + dated_matches(views, topic, labels), views
+
+
+LINK_CANDIDATES = 3
+"""Entities searched for the question's schema link when the prefetch shows none."""
+
+
+def schema_link(
+    store: GraphStore, question: str, searcher: Searcher | None, config: AgentConfig
+) -> SchemaLink | None:
+    """The first of the question's top entities that has a property the question is about,
+    with that property: the query mode writes its worked example for them."""
+    try:
+        views = top_entities(store, question, config.prefetch_entities or LINK_CANDIDATES, searcher)
+    except Exception as exc:  # the store failing is reported by the tools, not here
+        log.warning("no schema link: %s: %s", type(exc).__name__, exc)
+        return None
+    topic = without_person_names(question, views)
+    for view in views:
+        prop = most_relevant(view, topic, {f.property for f in view.facts})
+        if prop is not None:
+            return SchemaLink(view.entity.name, prop)
+    return None
 
 
 def prefetch(

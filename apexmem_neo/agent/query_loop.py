@@ -62,9 +62,11 @@ class WriteQuery(dspy.Signature):  # type: ignore[misc]
 
 
 class AnswerFromRows(dspy.Signature):  # type: ignore[misc]
-    """Answer the question from the rows the query returned. Give the short answer the
-    question asks for: a name, a value or a number, or a date (YYYY-MM-DD) when it asks
-    when. Cite the turn ids in the rows that the answer rests on, if any."""
+    """Answer the question from the rows the query returned. Rows of a property's facts,
+    oldest first: its value at a time is the row with the latest t_from up to that time, its
+    value now is the last row's, and it changed on the t_from of each later row. Give the
+    short answer the question asks for: a name, a value or a number, or a date (YYYY-MM-DD)
+    only when it asks when. Cite the turn ids in the rows that the answer rests on, if any."""
 
     question_date: str = dspy.InputField(desc=QUESTION_DATE_DESC)
     question: str = dspy.InputField()

@@ -5,16 +5,19 @@ study gives it to every arm."""
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from typing import Final
 
 from apexmem_neo.query.backend import Language, SchemaInfo
+from apexmem_neo.query.cypher.tokens import quote_string
 
 COMPACT_TABLES: Final = ("entities", "facts", "events", "turns")
 """The tables (labels) the compact schema lists: what questions about facts and turns need."""
 
 HISTORY_NOTE: Final = (
     "Facts are never overwritten: a property's value now is its fact with the latest t_from; "
-    "the older facts are its history."
+    "its value on a date is its fact with the latest t_from on or before that date (not one "
+    "whose t_from equals it); the older facts are its history."
 )
 """With rows oldest first and no such note, the local model answered the oldest value to a
 question about now."""
@@ -39,20 +42,57 @@ the same invented Cypher (``-[:HAS_PROPERTY]->``) whatever the language, SQL inc
 repeated it after every error."""
 
 
-def example_line(language: Language) -> str:
-    return f"Example ({EXAMPLE_REQUEST}): {EXAMPLE_QUERIES[language]}"
+@dataclass(frozen=True)
+class SchemaLink:
+    """An entity the question names and the property it asks about, spelled as the store
+    spells them (schema linking): the query mode's worked example is written for them."""
+
+    entity: str
+    property: str
 
 
-def compact_schema(info: SchemaInfo, language: Language) -> str:
+def sql_string(value: str) -> str:
+    """``value`` as a single-quoted SQL string literal."""
+    return "'" + value.replace("'", "''") + "'"
+
+
+def linked_query(link: SchemaLink, language: Language) -> str:
+    """Every fact of ``link``'s property, oldest first, in ``language``."""
+    if language == "sql":
+        entity, prop = (sql_string(v) for v in (link.entity, link.property))
+        return (
+            "SELECT f.value_json, f.t_from, f.t_to FROM facts f JOIN entities e "
+            f"ON e.entity_id = f.entity_id WHERE e.name = {entity} AND f.property = {prop} "
+            "ORDER BY f.t_from"
+        )
+    return (
+        f"MATCH (f:Fact)-[:ABOUT]->(e:Entity {{name: {quote_string(link.entity)}}}) "
+        f"WHERE f.property = {quote_string(link.property)} "
+        "RETURN f.value_json, f.t_from, f.t_to ORDER BY f.t_from"
+    )
+
+
+def example_line(language: Language, link: SchemaLink | None = None) -> str:
+    """The worked example: for ``link`` when the question names one, else the generic one.
+    With only the generic example, the local model copied it and read the latest fact of
+    any property as the answer."""
+    if link is None:
+        return f"Example ({EXAMPLE_REQUEST}): {EXAMPLE_QUERIES[language]}"
+    request = f"{link.entity}'s {link.property} over time, oldest first"
+    return f"Example ({request}): {linked_query(link, language)}"
+
+
+def compact_schema(info: SchemaInfo, language: Language, link: SchemaLink | None = None) -> str:
     """The schema in a few lines, in the arm's language, from the same ``SchemaInfo`` that
-    SchemaViewer renders: tables (SQL) or labels and relationships (Cypher), then notes."""
+    SchemaViewer renders: tables (SQL) or labels and relationships (Cypher), then notes and
+    the worked example (for ``link``, the question's entity and property, when given)."""
     tables = [t for t in info.tables if t.sql_table in COMPACT_TABLES and t.kind != "relationship"]
     if language == "sql":  # the same text on SQLite and through the shim on Neo4j
         lines = ["Memory schema (SQL tables):"]
         lines += [f"{t.sql_table}({', '.join(c.name for c in t.columns)})" for t in tables]
-        return "\n".join([*lines, *SQL_NOTES, HISTORY_NOTE, example_line(language)])
+        return "\n".join([*lines, *SQL_NOTES, HISTORY_NOTE, example_line(language, link)])
     lines = ["Memory schema (Cypher labels):"]
     lines += [f"(:{t.name} {{{', '.join(c.name for c in t.columns)}}})" for t in tables]
     lines += [r.pattern for r in info.relations if "Fact" in r.pattern]
     notes = [n for n in info.notes if "value_json" in n or n.startswith("Times")]
-    return "\n".join([*lines, *notes, HISTORY_NOTE, example_line(language)])
+    return "\n".join([*lines, *notes, HISTORY_NOTE, example_line(language, link)])

@@ -13,8 +13,10 @@ from dspy.utils import DummyLM
 from apexmem_neo.agent import AgentConfig, MemoryAgent, build_tools
 from apexmem_neo.agent.query_loop import NOT_IN_MEMORY, QueryProgram, failed, strip_fence
 from apexmem_neo.errors import ApexMemError, ToolError
+from apexmem_neo.query.backend import QueryLimits
 from apexmem_neo.store.sqlite import SQLiteGraphStore
 from apexmem_neo.tools import SQLiteQueryBackend
+from apexmem_neo.tools.compact_schema import EXAMPLE_QUERIES, SchemaLink, linked_query
 from apexmem_neo.tools.result import ERROR_HEADING, ToolResult
 
 GOOD = (
@@ -140,3 +142,31 @@ def test_failed_results(result: ToolResult, worth_retry: bool) -> None:
 def test_strip_fence() -> None:
     assert strip_fence("```sql\nSELECT 1\n```") == "SELECT 1"
     assert strip_fence("  MATCH (n) RETURN n ") == "MATCH (n) RETURN n"
+
+
+def test_the_worked_example_is_written_for_the_questions_entity_and_property(
+    store: SQLiteGraphStore, backend: SQLiteQueryBackend
+) -> None:
+    lm = RecordingLM([{"query": GOOD}, ANSWER])
+    query_agent(store, backend, lm).ask("What is Alice's favourite restaurant now?")
+    example = linked_query(SchemaLink("Alice", "favourite_restaurant"), "sql")
+    assert (
+        f"Example (Alice's favourite_restaurant over time, oldest first): {example}"
+        in (lm.prompts[0])
+    )
+    found = backend.run(example, "sql", {}, QueryLimits())  # the example runs as written
+    assert [row[0] for row in found.rows] == ['"Italian Garden"', '"Sakura Sushi"']
+
+
+def test_a_question_naming_no_known_entity_gets_the_generic_example(
+    store: SQLiteGraphStore, backend: SQLiteQueryBackend
+) -> None:
+    lm = RecordingLM([{"query": GOOD}, ANSWER])
+    query_agent(store, backend, lm).ask("What is the weather like?")
+    assert EXAMPLE_QUERIES["sql"] in lm.prompts[0] and "over time" not in lm.prompts[0]
+
+
+def test_linked_queries_quote_names_in_both_languages() -> None:
+    link = SchemaLink("Conan O'Brien", "lives_in")
+    assert "e.name = 'Conan O''Brien' AND f.property = 'lives_in'" in linked_query(link, "sql")
+    assert "{name: 'Conan O\\'Brien'}" in linked_query(link, "cypher")
