@@ -156,7 +156,7 @@ class MemoryAgent:
         found = prefetch(self.store, question, self.searcher, self.config, times)
         preamble = self.config.context_preamble
         if not preamble and mode == "query" and self.backend is not None:
-            link = schema_link(self.store, question, self.searcher, self.config)
+            link = schema_link(self.store, question, self.searcher, self.config, times)
             preamble = compact_schema(self.backend.schema(), self._query_language(), link)
         if not preamble:
             return found

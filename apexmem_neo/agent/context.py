@@ -346,10 +346,15 @@ LINK_CANDIDATES = 3
 
 
 def schema_link(
-    store: GraphStore, question: str, searcher: Searcher | None, config: AgentConfig
+    store: GraphStore,
+    question: str,
+    searcher: Searcher | None,
+    config: AgentConfig,
+    times: Sequence[QuestionTime] = (),
 ) -> SchemaLink | None:
     """The first of the question's top entities that has a property the question is about,
-    with that property: the query mode writes its worked example for them."""
+    with that property and the last day of the first time the question names: the query
+    mode writes its worked example for them."""
     try:
         views = top_entities(store, question, config.prefetch_entities or LINK_CANDIDATES, searcher)
     except Exception as exc:  # the store failing is reported by the tools, not here
@@ -359,7 +364,7 @@ def schema_link(
     for view in views:
         prop = most_relevant(view, topic, {f.property for f in view.facts})
         if prop is not None:
-            return SchemaLink(view.entity.name, prop)
+            return SchemaLink(view.entity.name, prop, times[0].end if times else None)
     return None
 
 

@@ -61,6 +61,12 @@ class WriteQuery(dspy.Signature):  # type: ignore[misc]
     query: str = dspy.OutputField(desc="one query in the given language, nothing else")
 
 
+ROWS_ANSWER_DESC = (
+    "the value, name or number asked for; for a when-question only the date (YYYY-MM-DD) "
+    "of the row it asks about, never its value"
+)
+
+
 class AnswerFromRows(dspy.Signature):  # type: ignore[misc]
     """Answer the question from the rows the query returned. Rows of a property's facts,
     oldest first: its value at a time is the row with the latest t_from up to that time, its
@@ -68,11 +74,13 @@ class AnswerFromRows(dspy.Signature):  # type: ignore[misc]
     short answer the question asks for: a name, a value or a number, or a date (YYYY-MM-DD)
     only when it asks when. Cite the turn ids in the rows that the answer rests on, if any."""
 
-    question_date: str = dspy.InputField(desc=QUESTION_DATE_DESC)
-    question: str = dspy.InputField()
+    # the question comes last, as in the fast path: read right before answering, it kept the
+    # local model from answering a when-question with the value of the row it dated
     query: str = dspy.InputField(desc="the query that was run")
     rows: str = dspy.InputField(desc="what the query returned")
-    answer: str = dspy.OutputField(max_length=MAX_ANSWER_CHARS)
+    question_date: str = dspy.InputField(desc=QUESTION_DATE_DESC)
+    question: str = dspy.InputField()
+    answer: str = dspy.OutputField(desc=ROWS_ANSWER_DESC, max_length=MAX_ANSWER_CHARS)
     evidence_turn_ids: list[str] = dspy.OutputField(
         desc=EVIDENCE_DESC, max_length=MAX_EVIDENCE_TURNS
     )

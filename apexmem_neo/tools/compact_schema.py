@@ -45,10 +45,12 @@ repeated it after every error."""
 @dataclass(frozen=True)
 class SchemaLink:
     """An entity the question names and the property it asks about, spelled as the store
-    spells them (schema linking): the query mode's worked example is written for them."""
+    spells them (schema linking), and the day the question asks about, if it names one: the
+    query mode's worked example is written for them."""
 
     entity: str
     property: str
+    day: str | None = None
 
 
 def sql_string(value: str) -> str:
@@ -57,29 +59,33 @@ def sql_string(value: str) -> str:
 
 
 def linked_query(link: SchemaLink, language: Language) -> str:
-    """Every fact of ``link``'s property, oldest first, in ``language``."""
+    """``link``'s property in ``language``: its value on ``link.day`` (the fact with the latest
+    t_from up to the end of that day), else every fact of it, oldest first."""
+    end = f"{link.day[:10]}T23:59:59" if link.day else None
     if language == "sql":
-        entity, prop = (sql_string(v) for v in (link.entity, link.property))
-        return (
-            "SELECT f.value_json, f.t_from, f.t_to FROM facts f JOIN entities e "
-            f"ON e.entity_id = f.entity_id WHERE e.name = {entity} AND f.property = {prop} "
-            "ORDER BY f.t_from"
-        )
-    return (
-        f"MATCH (f:Fact)-[:ABOUT]->(e:Entity {{name: {quote_string(link.entity)}}}) "
-        f"WHERE f.property = {quote_string(link.property)} "
-        "RETURN f.value_json, f.t_from, f.t_to ORDER BY f.t_from"
-    )
+        where = f"e.name = {sql_string(link.entity)} AND f.property = {sql_string(link.property)}"
+        select = "SELECT f.value_json, f.t_from, f.t_to FROM facts f JOIN entities e "
+        select += f"ON e.entity_id = f.entity_id WHERE {where}"
+        if end is None:
+            return f"{select} ORDER BY f.t_from"
+        return f"{select} AND f.t_from <= '{end}' ORDER BY f.t_from DESC LIMIT 1"
+    match = f"MATCH (f:Fact)-[:ABOUT]->(e:Entity {{name: {quote_string(link.entity)}}}) "
+    match += f"WHERE f.property = {quote_string(link.property)}"
+    returned = "RETURN f.value_json, f.t_from, f.t_to ORDER BY f.t_from"
+    if end is None:
+        return f"{match} {returned}"
+    return f"{match} AND f.t_from <= '{end}' {returned} DESC LIMIT 1"
 
 
 def example_line(language: Language, link: SchemaLink | None = None) -> str:
     """The worked example: for ``link`` when the question names one, else the generic one.
     With only the generic example, the local model copied it and read the latest fact of
-    any property as the answer."""
+    any property as the answer; shown only the history of the property, it compared t_from
+    with a question's date by equality."""
     if link is None:
         return f"Example ({EXAMPLE_REQUEST}): {EXAMPLE_QUERIES[language]}"
-    request = f"{link.entity}'s {link.property} over time, oldest first"
-    return f"Example ({request}): {linked_query(link, language)}"
+    asked = f"on {link.day[:10]}" if link.day else "over time, oldest first"
+    return f"Example ({link.entity}'s {link.property} {asked}): {linked_query(link, language)}"
 
 
 def compact_schema(info: SchemaInfo, language: Language, link: SchemaLink | None = None) -> str:

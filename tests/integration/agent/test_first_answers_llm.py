@@ -4,8 +4,7 @@ The README quickstart (two turns: Italian Garden, then "Sakura Sushi is my favou
 restaurant now.") and the `make demo` sample (six turns) are built by extraction, then
 ``current()`` must give Sakura Sushi under the one property that held Italian Garden, and the
 demo's three questions (now, as of 2024-02-01, when it changed) must be answered right in
-the ``fast`` and ``auto`` (default) modes. ``react`` and ``query`` are not pinned yet: on the
-demo they still answer the "now" question wrong (issue 48).
+every answering mode: ``fast``, ``auto`` (the default), ``react`` and ``query``.
 """
 
 from __future__ import annotations
@@ -27,7 +26,7 @@ QUICKSTART_TURNS = [
      "content": "Sakura Sushi is my favourite restaurant now."},
 ]  # fmt: skip
 CHANGE_DATES = ("2024-03-20", "march 20", "20 march")
-PINNED_MODES = ("fast", "auto")
+PINNED_MODES = ("fast", "auto", "react", "query")
 
 
 @pytest.fixture(scope="module")

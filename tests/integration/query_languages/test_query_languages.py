@@ -19,7 +19,7 @@ from neo4j import Driver
 from apexmem_neo.llm import make_lm
 from apexmem_neo.query.backend import Language
 from apexmem_neo.store.neo4j import Neo4jGraphStore
-from apexmem_neo.tools.compact_schema import EXAMPLE_QUERIES
+from apexmem_neo.tools.compact_schema import EXAMPLE_QUERIES, SchemaLink, linked_query
 from apexmem_neo.tools.graph_query import run_graph_query
 from benchmarks.query_languages.arms import (
     AGENT_ARMS,
@@ -65,6 +65,20 @@ def test_the_example_query_shown_to_the_arms_runs_on_neo4j(
     query = EXAMPLE_QUERIES[language].replace("Alice", name)
     answer = run_graph_query(stores.neo4j_backend, query, language)
     assert answer.ok and answer.rows, (arm, answer)
+
+
+@pytest.mark.parametrize("language", ["sql", "cypher"])
+def test_the_query_modes_linked_examples_run_on_neo4j(stores: Stores, language: Language) -> None:
+    """The query mode's worked example for a question's entity and property (and day) runs
+    on Neo4j in both languages: the property's history, oldest first, and its value then."""
+    assert stores.neo4j_backend is not None
+    name = load_gold().entities[0].name
+    history = linked_query(SchemaLink(name, "employer"), language)
+    rows = run_graph_query(stores.neo4j_backend, history, language)
+    assert rows.ok and rows.rows >= 2, (language, rows)
+    on_day = linked_query(SchemaLink(name, "employer", "2019-06-01"), language)
+    held = run_graph_query(stores.neo4j_backend, on_day, language)
+    assert held.ok and held.rows == 1, (language, held)
 
 
 @pytest.mark.llm

@@ -170,3 +170,18 @@ def test_linked_queries_quote_names_in_both_languages() -> None:
     link = SchemaLink("Conan O'Brien", "lives_in")
     assert "e.name = 'Conan O''Brien' AND f.property = 'lives_in'" in linked_query(link, "sql")
     assert "{name: 'Conan O\\'Brien'}" in linked_query(link, "cypher")
+
+
+def test_a_dated_question_gets_the_example_of_the_value_on_its_day(
+    store: SQLiteGraphStore, backend: SQLiteQueryBackend
+) -> None:
+    lm = RecordingLM([{"query": GOOD}, ANSWER])
+    question = "What was Alice's favourite restaurant on 2024-02-01?"
+    query_agent(store, backend, lm).ask(question, "2024-06-01")
+    example = linked_query(SchemaLink("Alice", "favourite_restaurant", "2024-02-01"), "sql")
+    assert f"Example (Alice's favourite_restaurant on 2024-02-01): {example}" in lm.prompts[0]
+    found = backend.run(example, "sql", {}, QueryLimits())
+    assert [row[0] for row in found.rows] == ['"Italian Garden"']
+    cypher = linked_query(SchemaLink("Alice", "lives_in", "2024-02-01"), "cypher")
+    assert cypher.endswith("AND f.t_from <= '2024-02-01T23:59:59' RETURN f.value_json, "
+                           "f.t_from, f.t_to ORDER BY f.t_from DESC LIMIT 1")  # fmt: skip
