@@ -1,0 +1,222 @@
+"""Publish the faithful-memory A/B on LOCOMO: the same turns built by two commits' extraction.
+
+Each arm is a run of ``benchmarks.construction.run`` from its own worktree (one commit each,
+both started together against the one llama-server, so they share the machine's load), with
+its store kept in its own ``--db-dir``. This script measures both stores again with today's
+metrics (``run.remeasured``: coverage, grounded facts, dates) and with the faithfulness
+counts issue 48 names, then writes ``benchmarks/published/construction_faithful.json``:
+
+- grounded: text facts whose value is said in their own turn (a precision proxy);
+- on both speakers: facts (turn, property, value) stored on both speakers of the
+  conversation at once, where a turn is said by one of them;
+- photo only: text facts whose value is said only in the photo caption LOCOMO attaches to a
+  turn ("[shares a photo: ...]"), not in what the speaker said;
+- speed: seconds per turn of each arm, and their ratio per session (the arms ran side by
+  side, so a session's ratio compares like with like).
+
+    python -m benchmarks.construction.faithful_ab \\
+        --before benchmarks/results/construction_conv30_before.json --before-db DIR \\
+        --after benchmarks/results/construction_conv30_after.json --after-db DIR --publish
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import re
+import statistics
+import sys
+from collections import defaultdict
+from pathlib import Path
+from typing import Any, Final
+
+from apexmem_neo.construction.loaders import load_locomo
+from apexmem_neo.store.sqlite import SQLiteGraphStore
+from benchmarks.construction.run import (
+    DEFAULT_DATA,
+    TEXT_DTYPES,
+    _portable,
+    remeasured,
+    value_said,
+)
+from benchmarks.construction.run import _args as run_args
+
+PUBLISHED: Final = Path(__file__).resolve().parents[1] / "published" / "construction_faithful.json"
+CAPTION: Final = re.compile(r"\s*\[shares a photo: (.*)\]\s*$", re.S)
+ARM: Final = "compact"
+
+
+def speaker_facts(store: SQLiteGraphStore) -> list[dict[str, Any]]:
+    """Every fact with its subject's name, its turn id and text, and its turn's speaker."""
+    sql = (
+        "SELECT en.name, f.property, f.value_json, f.dtype, t.turn_id, t.text, t.speaker "
+        "FROM facts f JOIN entities en ON en.entity_id = f.entity_id "
+        "JOIN evidence ev ON ev.evidence_id = f.evidence_id JOIN turns t ON t.turn_id = ev.turn_id"
+    )
+    keys = ("subject", "property", "value_json", "dtype", "turn_id", "text", "speaker")
+    return [dict(zip(keys, row, strict=True)) for row in store.connection.execute(sql)]
+
+
+def on_both_speakers(facts: list[dict[str, Any]], speakers: tuple[str, str]) -> dict[str, int]:
+    """Distinct (turn, property, value) stored on a speaker, and how many sit on both."""
+    subjects: dict[tuple[str, str, str], set[str]] = defaultdict(set)
+    for f in facts:
+        if f["subject"] in speakers:
+            subjects[(f["turn_id"], f["property"], f["value_json"])].add(f["subject"])
+    both = sum(len(names) == len(speakers) for names in subjects.values())
+    return {"successes": both, "n": len(subjects)}
+
+
+def photo_only(facts: list[dict[str, Any]]) -> dict[str, int]:
+    """Text facts of turns with a photo caption whose value is said in the caption only."""
+    count = n = 0
+    for f in facts:
+        if f["dtype"] not in TEXT_DTYPES:
+            continue
+        n += 1
+        caption = CAPTION.search(f["text"])
+        if caption is None:
+            continue
+        value = json.loads(f["value_json"])
+        spoken = f["text"][: caption.start()]
+        count += int(value_said(value, caption.group(1)) and not value_said(value, spoken))
+    return {"successes": count, "n": n}
+
+
+def share(counts: dict[str, int]) -> dict[str, Any]:
+    n = counts["n"]
+    return {**counts, "rate": round(counts["successes"] / n, 3) if n else 0.0}
+
+
+def arm_figures(record: dict[str, Any], db: Path, speakers: tuple[str, str]) -> dict[str, Any]:
+    summary = record["arms"][ARM]
+    store = SQLiteGraphStore(db / f"{ARM}.sqlite")
+    try:
+        facts = speaker_facts(store)
+    finally:
+        store.close()
+    cov, grounded, dates = summary["coverage"], summary["grounded"], summary["dates"]
+    return {
+        "commit": record["commit"],
+        "turns": summary["all"]["turns"],
+        "seconds_per_turn": round(summary["all"]["seconds_per_turn"], 2),
+        "llm_calls_per_turn": round(summary["all"]["calls_per_turn"], 3),
+        "grounded": share({"successes": grounded["grounded"], "n": grounded["text_facts"]}),
+        "coverage": share({"successes": cov["covered"], "n": cov["observations"]}),
+        "date_accuracy": share({"successes": dates["accurate"], "n": dates["facts"]}),
+        "on_both_speakers": share(on_both_speakers(facts, speakers)),
+        "photo_only": share(photo_only(facts)),
+        "failed_turns": summary["failed_turns"],
+    }
+
+
+def session_ratios(before: dict[str, Any], after: dict[str, Any]) -> list[float]:
+    """After's seconds per turn over before's, per session both arms ran."""
+    ratios = []
+    for seq, (n_b, s_b) in before["arms"][ARM]["seconds_per_session"].items():
+        n_a, s_a = after["arms"][ARM]["seconds_per_session"].get(seq, (0, 0))
+        if n_a and n_b and s_b:
+            ratios.append(round((s_a / n_a) / (s_b / n_b), 3))
+    return ratios
+
+
+def remeasure(results: Path, db: Path, conversation: str, sessions: int) -> dict[str, Any]:
+    args = run_args(["--conversation", conversation, "--sessions", str(sessions),
+                     "--db-dir", str(db), "--from-results", str(results)])  # fmt: skip
+    turns = load_locomo(args.data, [conversation], sessions)
+    sample = next(s for s in json.loads(args.data.read_text()) if s["sample_id"] == conversation)
+    return remeasured(args, sample, {t.session_seq: t.session_id for t in turns})
+
+
+def published(
+    before: dict[str, Any], after: dict[str, Any], args: argparse.Namespace
+) -> dict[str, Any]:
+    from benchmarks.published_results import wilson
+
+    speakers = conversation_speakers(args.conversation)
+    arms = {
+        "before": arm_figures(before, args.before_db, speakers),
+        "after": arm_figures(after, args.after_db, speakers),
+    }
+    ratios = session_ratios(before, after)
+    overall = arms["after"]["seconds_per_turn"] / arms["before"]["seconds_per_turn"]
+    figures: dict[str, Any] = {
+        **arms,
+        "seconds_ratio": round(overall, 3),
+        "seconds_ratio_per_session": ratios,
+        "seconds_ratio_median": round(statistics.median(ratios), 3) if ratios else None,
+    }
+    ci = {
+        f"{arm}_{name}": list(wilson(arms[arm][name]["successes"], arms[arm][name]["n"]))
+        for arm in arms
+        for name in ("grounded", "coverage", "date_accuracy", "on_both_speakers", "photo_only")
+    }
+    return {
+        "order": 5,
+        "name": "Faithful memory on LOCOMO: the extraction before and after issue 48",
+        "command": f"{_portable(after['command'])} (after, at {after['commit'][:7]}) and "
+        f"{_portable(before['command'])} (before, at {before['commit'][:7]}), started together; "
+        "then python -m benchmarks.construction.faithful_ab --publish",
+        "commit": after["commit"],
+        "date": after["date"],
+        "model": after["model"],
+        "tuned_on": "the generated construction-quality tuning set (templates A), the README "
+        "sample and unit cases; not on LOCOMO",
+        "evaluated_on": f"LOCOMO {args.conversation} sessions 1-{args.sessions} "
+        f"({arms['after']['turns']} turns), both arms side by side on one llama-server; "
+        "evaluated once",
+        "figures": figures,
+        "ci95": ci,
+        "table": [
+            {
+                "result": "Faithful memory (LOCOMO conv-30): text facts said in their turn",
+                "figure": "{after[grounded][rate]:.1%} (before: {before[grounded][rate]:.1%})",
+                "ci95": "after_grounded",
+            },
+            {
+                "result": "Faithful memory (LOCOMO conv-30): observations covered",
+                "figure": "{after[coverage][rate]:.1%} (before: {before[coverage][rate]:.1%})",
+                "ci95": "after_coverage",
+            },
+            {
+                "result": "Faithful memory (LOCOMO conv-30): facts on both speakers at once",
+                "figure": "{after[on_both_speakers][rate]:.1%} "
+                "(before: {before[on_both_speakers][rate]:.1%})",
+                "ci95": "after_on_both_speakers",
+            },
+            {
+                "result": "Faithful memory (LOCOMO conv-30): seconds per turn, after / before",
+                "figure": "x{seconds_ratio} ({after[seconds_per_turn]} vs "
+                "{before[seconds_per_turn]} s per turn, side by side)",
+            },
+        ],
+    }
+
+
+def conversation_speakers(conversation: str, data: Path = DEFAULT_DATA) -> tuple[str, str]:
+    sample = next(s for s in json.loads(data.read_text()) if s["sample_id"] == conversation)
+    return sample["conversation"]["speaker_a"], sample["conversation"]["speaker_b"]
+
+
+def main(argv: list[str] | None = None) -> int:
+    p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    p.add_argument("--before", type=Path, required=True, help="the earlier commit's results")
+    p.add_argument("--before-db", type=Path, required=True, help="its --db-dir")
+    p.add_argument("--after", type=Path, required=True, help="the later commit's results")
+    p.add_argument("--after-db", type=Path, required=True, help="its --db-dir")
+    p.add_argument("--conversation", default="conv-30")
+    p.add_argument("--sessions", type=int, default=10)
+    p.add_argument("--publish", action="store_true", help=f"write {PUBLISHED.name}")
+    args = p.parse_args(argv)
+    before = remeasure(args.before, args.before_db, args.conversation, args.sessions)
+    after = remeasure(args.after, args.after_db, args.conversation, args.sessions)
+    record = published(before, after, args)
+    print(json.dumps(record["figures"], indent=2))
+    if args.publish:
+        PUBLISHED.write_text(json.dumps(record, indent=2) + "\n", encoding="utf-8")
+        print(f"published to {PUBLISHED}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

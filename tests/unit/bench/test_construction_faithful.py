@@ -1,0 +1,39 @@
+"""The faithfulness counts of the LOCOMO construction A/B (benchmarks.construction.faithful_ab)."""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+from benchmarks.construction.faithful_ab import on_both_speakers, photo_only, session_ratios
+
+
+def fact(subject: str, value: str, text: str, turn: str = "t1") -> dict[str, Any]:
+    return {
+        "subject": subject, "property": "hobby", "value_json": json.dumps(value),
+        "dtype": "str", "turn_id": turn, "text": text, "speaker": "Jon",
+    }  # fmt: skip
+
+
+def test_a_fact_stored_on_both_speakers_is_counted_once() -> None:
+    facts = [fact("Jon", "dance", "I dance"), fact("Gina", "dance", "I dance"),
+             fact("Jon", "chess", "I play chess", turn="t2"),
+             fact("Studio", "dance", "I dance")]  # fmt: skip
+    assert on_both_speakers(facts, ("Jon", "Gina")) == {"successes": 1, "n": 2}
+
+
+def test_a_value_said_only_in_the_photo_caption_is_photo_only() -> None:
+    caption = "Look at this! [shares a photo: a red bicycle leaning on a wall]"
+    facts = [
+        fact("Jon", "red bicycle", caption),
+        fact("Jon", "this", caption),
+        fact("Jon", "dance", "I dance"),
+        {**fact("Jon", "3", caption), "dtype": "int"},
+    ]
+    assert photo_only(facts) == {"successes": 1, "n": 3}
+
+
+def test_seconds_ratios_are_per_session_both_arms_ran() -> None:
+    before = {"arms": {"compact": {"seconds_per_session": {"1": [10, 100.0], "2": [5, 50.0]}}}}
+    after = {"arms": {"compact": {"seconds_per_session": {"1": [10, 120.0]}}}}
+    assert session_ratios(before, after) == [1.2]
