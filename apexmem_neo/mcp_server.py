@@ -34,6 +34,7 @@ from apexmem_neo.errors import ApexMemError
 from apexmem_neo.mcp_listing import add_listing_tools
 from apexmem_neo.memory.messages import DEFAULT_SESSION, check_scope, read_messages
 from apexmem_neo.memory.results import AddResult
+from apexmem_neo.ontology.metadata import MetadataValue
 from apexmem_neo.query.backend import Language
 from apexmem_neo.search import SearchResults
 
@@ -79,6 +80,11 @@ class IngestTurn(BaseModel):
     )
     session: str | None = Field(
         default=None, description="The conversation session it belongs to (default: the call's)."
+    )
+    metadata: dict[str, MetadataValue] | None = Field(
+        default=None,
+        description="Optional labels kept with the turn (string keys, JSON scalar values), "
+        'e.g. {"source": "email"}; Turns and Search filter on them.',
     )
 
 
@@ -409,7 +415,8 @@ INGEST_DOC = """Remember turns of a conversation, in the background: returns a j
 poll IngestStatus(job_id) until it is done or failed.
 
 Args:
-    turns: the turns in order, each {{"speaker", "text", "anchor" (ISO time), "session"}}.
+    turns: the turns in order, each {{"speaker", "text", "anchor" (ISO time), "session",
+        "metadata" (optional labels: string keys, JSON scalar values)}}.
     session: the session of turns that name none (default "default"); each Ingest appends
         after the turns the session already holds.
     extract: true: an LLM extracts events and typed facts from each turn; false: the turns
@@ -471,7 +478,7 @@ def _batches(
     for turn in turns:
         name = turn.session or session
         message = {"role": "user", "name": turn.speaker, "content": turn.text,
-                   "timestamp": turn.anchor}  # fmt: skip
+                   "timestamp": turn.anchor, "metadata": turn.metadata}  # fmt: skip
         if batches and batches[-1][0] == name:
             batches[-1][1].append(message)
         else:

@@ -374,6 +374,7 @@ def _jsonl_turn(
     seq = sessions.setdefault(f"{conv}\x00{session}", session_number(session))
     try:
         anchor = normalize_time(record["timestamp"])
+        metadata = check_metadata(record.get("metadata"))
     except ValueError as exc:
         raise LoaderError(f"{where}: {exc}") from None
     listener = record.get("listener")
@@ -386,6 +387,7 @@ def _jsonl_turn(
         listener=str(listener) if listener else None,
         text=record["text"],
         anchor=anchor,
+        metadata=metadata,
     )
     return f"{conv}\x00{session}", turn
 

@@ -110,6 +110,21 @@ def test_jsonl_errors_name_file_and_line(tmp_path: Path, line: str, message: str
     assert "bad.jsonl:1" in str(info.value)
 
 
+def test_a_jsonl_turns_metadata_is_kept_and_a_bad_one_names_its_line(tmp_path: Path) -> None:
+    path = tmp_path / "tagged.jsonl"
+    lines = [
+        {"speaker": "A", "text": "t", "timestamp": "2024-01-15", "metadata": {"source": "mail"}},
+        {"speaker": "A", "text": "u", "timestamp": "2024-01-16"},
+    ]
+    path.write_text("\n".join(json.dumps(x) for x in lines) + "\n")
+    assert [t.metadata for t in load_turns(path)] == [{"source": "mail"}, {}]
+    bad = {"speaker": "A", "text": "t", "timestamp": "2024-01-15", "metadata": {"tags": [1]}}
+    path.write_text(json.dumps(lines[1]) + "\n" + json.dumps(bad) + "\n")
+    with pytest.raises(LoaderError, match="metadata") as info:
+        load_turns(path)
+    assert "tagged.jsonl:2" in str(info.value)
+
+
 def test_locomo_time_and_missing_file() -> None:
     assert parse_locomo_time("12:09 am on 13 September, 2023") == "2023-09-13T00:09:00"
     with pytest.raises(LoaderError):
