@@ -160,8 +160,10 @@ def published(
         "commit": after["commit"],
         "date": after["date"],
         "model": after["model"],
-        "tuned_on": "the generated construction-quality tuning set (templates A), the README "
-        "sample and unit cases; not on LOCOMO",
+        "tuned_on": "the changes between the arms: on the generated construction-quality "
+        "tuning set (templates A), the README sample and unit cases, not on LOCOMO; the compact "
+        "extraction both arms share was shaped earlier partly on conv-30 sessions 1-2 "
+        "(construction.json)",
         "evaluated_on": f"LOCOMO {args.conversation} sessions 1-{args.sessions} "
         f"({arms['after']['turns']} turns), both arms side by side on one llama-server; "
         "evaluated once",
