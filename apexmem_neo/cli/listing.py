@@ -23,6 +23,7 @@ from apexmem_neo.cli.common import (
     ScopeOpt,
     print_json,
 )
+from apexmem_neo.ontology.metadata import metadata_from_pairs
 from apexmem_neo.tools import markdown
 
 if TYPE_CHECKING:  # Memory loads DSPy and the stores: only a running command pays for it
@@ -136,27 +137,12 @@ def turns(
 
 
 def metadata_filter(pairs: Sequence[str] | None) -> dict[str, Any]:
-    """``--metadata key=value`` options as a filter: a value that reads as a JSON scalar
-    (``3``, ``1.5``, ``true``, ``null``, ``"3"``) is that value, any other text is the text
-    itself; ``typer.BadParameter`` for an option without ``=`` or a key given twice."""
-    wanted: dict[str, Any] = {}
-    for pair in pairs or ():
-        key, sep, raw = pair.partition("=")
-        if not sep or not key:
-            raise typer.BadParameter(f"{pair!r}: write key=value", param_hint="--metadata")
-        if key in wanted:
-            raise typer.BadParameter(f"key {key!r} given twice", param_hint="--metadata")
-        wanted[key] = _scalar(raw)
-    return wanted
-
-
-def _scalar(raw: str) -> Any:
-    """``raw`` as the JSON scalar it spells, else as plain text."""
+    """``--metadata key=value`` options as a filter (``metadata_from_pairs``);
+    ``typer.BadParameter`` for an option without ``=`` or a key given twice."""
     try:
-        value = json.loads(raw)
-    except ValueError:
-        return raw
-    return raw if isinstance(value, list | dict) else value
+        return metadata_from_pairs(pairs or ())
+    except ValueError as exc:
+        raise typer.BadParameter(str(exc), param_hint="--metadata") from None
 
 
 def _shown(metadata: dict[str, Any]) -> str:

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import json
 import math
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from typing import Any, Final, TypeAlias, cast
 
 from apexmem_neo.ontology.ids import canonical_json
@@ -106,3 +106,27 @@ def metadata_needles(wanted: Mapping[str, MetadataValue]) -> list[list[str]]:
 def matches(metadata: Mapping[str, MetadataValue], wanted: Mapping[str, MetadataValue]) -> bool:
     """Whether ``metadata`` holds every key of ``wanted`` with the same JSON value."""
     return set(metadata_pairs(wanted)) <= set(metadata_pairs(metadata))
+
+
+def metadata_from_pairs(pairs: Sequence[str]) -> Metadata:
+    """``key=value`` texts (a CLI option, a URL query) as a metadata filter: a value that
+    reads as a JSON scalar (``3``, ``1.5``, ``true``, ``null``, ``"3"``) is that value, any
+    other text the text itself; ValueError for a pair without ``=`` or a key given twice."""
+    wanted: Metadata = {}
+    for pair in pairs:
+        key, sep, raw = pair.partition("=")
+        if not sep or not key:
+            raise ValueError(f"metadata filter {pair!r}: write key=value")
+        if key in wanted:
+            raise ValueError(f"metadata filter key {key!r} given twice")
+        wanted[key] = _scalar(raw)
+    return wanted
+
+
+def _scalar(raw: str) -> MetadataValue:
+    """``raw`` as the JSON scalar it spells, else as plain text."""
+    try:
+        value = json.loads(raw)
+    except ValueError:
+        return raw
+    return raw if isinstance(value, list | dict) else cast(MetadataValue, value)

@@ -9,6 +9,7 @@ from typing import Any, Literal
 from pydantic import BaseModel, ConfigDict, Field
 
 from apexmem_neo.agent.models import Mode
+from apexmem_neo.ontology.metadata import MetadataValue
 from apexmem_neo.query.backend import Language, QueryResult
 from apexmem_neo.server.keys import ApiKey
 from apexmem_neo.store.protocol import FactRecord
@@ -31,6 +32,11 @@ class MessageIn(BaseModel):
     )
     session: str | None = Field(
         default=None, description="The session it belongs to (default: the request's)."
+    )
+    metadata: dict[str, MetadataValue] | None = Field(
+        default=None,
+        description="Labels kept with the turn: string keys, JSON scalar values "
+        '(e.g. {"channel": "web"}); the turns and search routes filter on them.',
     )
 
 

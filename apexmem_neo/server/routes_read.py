@@ -10,10 +10,12 @@ from fastapi import FastAPI, Query
 from fastapi.responses import StreamingResponse
 
 from apexmem_neo.agent.models import AgentResult
+from apexmem_neo.errors import InvalidInputError
 from apexmem_neo.memory.core import Memory
 from apexmem_neo.memory.listing import LIST_LIMIT, Listing
 from apexmem_neo.memory.results import EntityHistory
 from apexmem_neo.ontology import Entity, Session, Turn
+from apexmem_neo.ontology.metadata import Metadata, metadata_from_pairs
 from apexmem_neo.search import DocKind, SearchResults
 from apexmem_neo.server.auth import CallerDep, ScopeDep
 from apexmem_neo.server.export import export_lines, started
@@ -31,7 +33,23 @@ EntityQ = Annotated[str, Query(min_length=1, description="The entity: id, name o
 PropertyQ = Annotated[str, Query(min_length=1, description="The property, in any spelling.")]
 AfterQ = Annotated[str | None, Query(description="The previous page's `next` cursor.")]
 LimitQ = Annotated[int, Query(ge=1, le=1000, description="At most this many items.")]
+MetadataQ = Annotated[
+    list[str] | None,
+    Query(description="key=value, repeatable: only turns whose metadata holds each pair "
+          "(a value that reads as a JSON scalar is that value: 4127, true, null)"),
+]  # fmt: skip
 MAX_K = 100
+
+
+def metadata_filter(pairs: list[str] | None) -> Metadata | None:
+    """The ``metadata`` query's pairs as a filter (none given: no filter); a malformed pair
+    is ``InvalidInputError`` (400)."""
+    if not pairs:
+        return None
+    try:
+        return metadata_from_pairs(pairs)
+    except ValueError as exc:
+        raise InvalidInputError(str(exc)) from None
 
 
 def add_read_routes(app: FastAPI, memory: Memory) -> None:
@@ -45,9 +63,12 @@ def add_read_routes(app: FastAPI, memory: Memory) -> None:
         q: Annotated[str, Query(min_length=1, description="What to search for.")],
         k: Annotated[int, Query(ge=1, le=MAX_K)] = 10,
         kinds: Annotated[list[DocKind] | None, Query()] = None,
+        metadata: MetadataQ = None,
     ) -> SearchResults:
-        """Hybrid search: the top ``k`` entities, properties, events and turns."""
-        return memory.search(q, scope=scope, k=k, kinds=kinds)
+        """Hybrid search: the top ``k`` entities, properties, events and turns (with a
+        metadata filter, turns only)."""
+        wanted = metadata_filter(metadata)
+        return memory.search(q, scope=scope, k=k, kinds=kinds, metadata=wanted)
 
     @app.post(SCOPE + "/ask", tags=["read"])
     def ask(scope: ScopeDep, body: AskRequest) -> AgentResult:
@@ -124,9 +145,11 @@ def _listing_routes(app: FastAPI, memory: Memory) -> None:
         session: Annotated[str | None, Query(description="One session's turns.")] = None,
         after: AfterQ = None,
         limit: LimitQ = LIST_LIMIT,
+        metadata: MetadataQ = None,
     ) -> Listing[Turn]:
         """The scope's turns in conversation order, a page at a time."""
-        return memory.turns(scope, session=session, after=after, limit=limit)
+        wanted = metadata_filter(metadata)
+        return memory.turns(scope, session=session, after=after, limit=limit, metadata=wanted)
 
     @app.get(SCOPE + "/entities", tags=["listing"])
     def entities(

@@ -154,3 +154,30 @@ def test_a_scope_with_slashes_and_search_kinds(served: Served) -> None:
         "GET", f"{A}/search", key, params={"q": "sushi restaurant", "kinds": ["turn"]}
     ).json()
     assert found["turns"] and not (found["entities"] or found["properties"] or found["events"])
+
+
+def test_messages_carry_metadata_and_turns_and_search_filter_on_it(served: Served) -> None:
+    body = {
+        "messages": [
+            {"name": "Alice", "content": "Booked a table at Sakura Sushi.",
+             "timestamp": "2024-04-02T10:00:00", "metadata": {"channel": "web", "ticket": 4127}},
+            {"name": "Alice", "content": "Booked a table by phone.",
+             "metadata": {"channel": "app"}},
+        ],
+        "extract": False,
+    }  # fmt: skip
+    queued = served.call("POST", f"{A}/messages", served.alice, json=body).json()
+    assert wait_job(served, queued["job_id"], served.alice)["state"] == "done"
+    web = {"metadata": ["channel=web"]}
+    turns = served.call("GET", f"{A}/turns", served.alice, params=web).json()
+    assert [(t["text"], t["metadata"]) for t in turns["items"]] == [
+        ("Booked a table at Sakura Sushi.", {"channel": "web", "ticket": 4127})
+    ]
+    ticket = {"q": "table booking", "metadata": ["ticket=4127"]}
+    found = served.call("GET", f"{A}/search", served.alice, params=ticket).json()
+    assert [hit["text"] for hit in found["turns"]] == ["Alice: Booked a table at Sakura Sushi."]
+    bad = served.call("GET", f"{A}/turns", served.alice, params={"metadata": ["channel"]})
+    assert bad.status_code == 400 and "key=value" in bad.text
+    nested = {"messages": [{"content": "x", "metadata": {"tags": ["a"]}}], "extract": False}
+    refused = served.call("POST", f"{A}/messages", served.alice, json=nested)
+    assert refused.status_code in (400, 422) and "metadata" in refused.text
