@@ -82,6 +82,13 @@ _ENDING_CUES: Final = re.compile(
 )
 """Words that say a state ended, a narrower set than ``_NEGATION_CUES``: "I left Boston this
 morning" or "Boston used to be fun" end nothing."""
+_DENIED_ENDING: Final = re.compile(
+    r"\b(?:won't|will not|wouldn't|would not|don't|do not|didn't|did not|never|can't|cannot|"
+    r"not going to|not gonna|ain't|refuse to)\s+(?:\w+\s+)?(?:quit|quitting|sell|selling|"
+    r"stop|stopping|give up|giving up|resign|resigning|move out|moving out)\b",
+    re.IGNORECASE,
+)
+"""An ending denied ("I won't quit on my dreams", "I'm never giving up"): the state goes on."""
 _ENDED_STATE: Final = re.compile(r"\b(anymore|any more|no longer|used to|former|gone)\b", re.I)
 _NEGATION_WINDOW: Final = 40
 """How many characters around a value a denial's cue may sit."""
@@ -290,7 +297,8 @@ def said_to_end(value: object, text: str) -> bool:
     if isinstance(value, bool | int | float) or not negated(value, text):
         return False
     spans = _value_spans(str(value), text)
-    return all(_ENDING_CUES.search(_clause(text, s, e)) for s, e in spans)
+    clauses = (_DENIED_ENDING.sub(" ", _clause(text, s, e)) for s, e in spans)
+    return all(_ENDING_CUES.search(clause) for clause in clauses)
 
 
 def current_value_given_up(value: object, text: str) -> bool:

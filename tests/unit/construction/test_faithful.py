@@ -9,6 +9,7 @@ from apexmem_neo.construction.faithful import (
     is_correction,
     negated,
     relation_value,
+    said_to_end,
     third_party_owner,
     value_said,
 )
@@ -86,3 +87,18 @@ def test_a_turn_addresses_its_listener_by_you_or_name() -> None:
     assert addressed("How is your new flat?", "Ben")
     assert addressed("Ben got a dog!", "Ben")
     assert not addressed("I got a dog!", "Ben")
+
+
+@pytest.mark.parametrize(
+    ("value", "text", "ends"),
+    [
+        ("chess", "I gave up chess last month.", True),
+        ("Denver", "I don't live in Denver anymore.", True),
+        ("the Civic", "I sold the Civic.", True),
+        ("my dreams", "I won't quit on my dreams.", False),
+        ("chess", "I'm never giving up chess!", False),
+        ("the Civic", "I'm not gonna sell the Civic.", False),
+    ],
+)
+def test_an_ending_is_said_only_where_it_is_not_denied(value: str, text: str, ends: bool) -> None:
+    assert said_to_end(value, text) is ends
