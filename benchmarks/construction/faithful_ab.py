@@ -161,10 +161,12 @@ def published(
         "seconds_ratio_per_session": ratios,
         "seconds_ratio_median": round(statistics.median(ratios), 3) if ratios else None,
     }
+    counted = ("grounded", "coverage", "date_accuracy", "on_both_speakers", "photo_only")
+    figures |= {f"{arm}_{name}": arms[arm][name] for arm in arms for name in counted}
     ci = {
         f"{arm}_{name}": list(wilson(arms[arm][name]["successes"], arms[arm][name]["n"]))
         for arm in arms
-        for name in ("grounded", "coverage", "date_accuracy", "on_both_speakers", "photo_only")
+        for name in counted
     }
     return {
         "order": 5,
