@@ -39,6 +39,7 @@ from apexmem_neo.store.protocol import (
     GraphStore,
     compute_changes,
     fact_order_key,
+    held_until,
     latest_holding,
 )
 from apexmem_neo.tools.compact_schema import SchemaLink
@@ -129,11 +130,9 @@ def property_timeline(
     labels = labels or TurnLabels()
     history = _history(view, prop)
     lines = [f"{prop}:"]
-    for i, fact in enumerate(history[-max_facts:], start=max(0, len(history) - max_facts)):
-        nxt = history[i + 1].t_from[:10] if i + 1 < len(history) else None
-        until = fact.t_to[:10] if fact.t_to else (nxt or "now")
+    for fact, until in list(zip(history, held_until(history), strict=True))[-max_facts:]:
         turn = labels.label(view.turn_of(fact))
-        lines.append(f"  - {fact.t_from[:10]} to {until}: {_value(fact.value)} (turn {turn})")
+        lines.append(f"  - {fact.t_from[:10]} to {until[:10]}: {_value(fact.value)} (turn {turn})")
     changes = compute_changes(history)
     said = "; ".join(
         f"on {c.changed_at[:10]} from {_value(c.old_value)} to {_value(c.new_value)}"

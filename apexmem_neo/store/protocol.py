@@ -252,6 +252,20 @@ def latest_holding(history: Sequence[FactRecord], t: str) -> FactRecord | None:
     return holding[-1] if holding else None
 
 
+STILL_HOLDS: Final = "now"
+"""The end of a value that no later value or stated end has replaced."""
+
+
+def held_until(history: Sequence[FactRecord]) -> list[str]:
+    """Each fact's end as reads decide it, for one property's history in k order: its stated
+    t_to, else the next fact's t_from, else ``STILL_HOLDS``. A stored t_to is rarely set, as a
+    change appends a fact instead of closing the old one."""
+    following: list[str | None] = [f.t_from for f in history[1:]]
+    return [
+        f.t_to or nxt or STILL_HOLDS for f, nxt in zip(history, [*following, None], strict=True)
+    ]
+
+
 def compute_changes(history: Sequence[FactRecord]) -> list[ChangeRecord]:
     """Changes between consecutive facts (in k order) whose canonical values differ."""
     changes: list[ChangeRecord] = []

@@ -22,7 +22,7 @@ from typing import Protocol
 from apexmem_neo.errors import ToolError
 from apexmem_neo.ontology import Entity, Event, value_text
 from apexmem_neo.search.engine import SearchResults
-from apexmem_neo.store.protocol import FactRecord, GraphStore, fact_order_key
+from apexmem_neo.store.protocol import FactRecord, GraphStore, fact_order_key, held_until
 from apexmem_neo.tools import markdown
 from apexmem_neo.tools.names import (
     EARLIEST,
@@ -36,8 +36,6 @@ from apexmem_neo.tools.result import ToolResult, unexpected
 CELL = 120
 EMPTY_LOOKUP = "Give a name or a few words naming the entity."
 FACT_HEAD = ("property", "value", "t_from", "until", "turn_id", "fact_id")
-STILL_HOLDS = "now"
-"""The ``until`` of a value that no later value or stated end has replaced."""
 
 ENTITY_LOOKUP_DOC = """Look up entities by name and show what memory knows about each.
 
@@ -135,7 +133,7 @@ def render_entity(view: EntityView, max_facts: int = 30) -> str:
         lines.append(f"- description: {markdown.cell(e.description, CELL)}")
     lines.append(f"- anchors: {', '.join(anchors) if anchors else '(none)'}")
     lines.append(f"- last_anchor: {anchors[-1] if anchors else '(none)'}")
-    until = held_until(view.facts)
+    until = held_until_by_fact(view.facts)
     shown = view.facts[-max_facts:] if max_facts > 0 else ()
     count = f"{len(shown)} of {len(view.facts)}" if len(shown) < len(view.facts) else "all"
     lines += ["", f"## Facts ({count}), each property oldest first", ""]
@@ -148,20 +146,16 @@ def render_entity(view: EntityView, max_facts: int = 30) -> str:
     return "\n".join(lines)
 
 
-def held_until(facts: Sequence[FactRecord]) -> dict[str, str]:
-    """Each fact's end as reads decide it: its stated t_to, else the t_from of the next fact
-    of its property (oldest first), else ``STILL_HOLDS``. A stored t_to is rarely set, as a
-    change appends a fact instead of closing the old one; shown bare, the old value read as
-    still holding."""
+def held_until_by_fact(facts: Sequence[FactRecord]) -> dict[str, str]:
+    """Each fact's end (``held_until`` over its property's history), by fact id."""
     by_property: dict[str, list[FactRecord]] = {}
     for fact in sorted(facts, key=fact_order_key):
         by_property.setdefault(fact.property, []).append(fact)
-    until: dict[str, str] = {}
-    for group in by_property.values():
-        for fact, following in zip(group, [*group[1:], None], strict=True):
-            next_from = following.t_from if following is not None else None
-            until[fact.fact_id] = fact.t_to or next_from or STILL_HOLDS
-    return until
+    return {
+        fact.fact_id: end
+        for group in by_property.values()
+        for fact, end in zip(group, held_until(group), strict=True)
+    }
 
 
 def no_entity(store: GraphStore, name: str) -> str:

@@ -15,7 +15,7 @@ from collections.abc import Callable
 from apexmem_neo.errors import AmbiguousEntityError
 from apexmem_neo.ontology import Entity, value_text
 from apexmem_neo.ontology.types import normalize_time
-from apexmem_neo.store.protocol import FactRecord, GraphStore
+from apexmem_neo.store.protocol import FactRecord, GraphStore, held_until
 from apexmem_neo.tools import markdown
 from apexmem_neo.tools.entity_lookup import no_entity
 from apexmem_neo.tools.names import entity_properties, match_property, resolve_entity
@@ -37,12 +37,11 @@ Also lists when the value changed (old -> new) and how many times.
 
 
 def _intervals(history: list[FactRecord]) -> list[tuple[str, str, str, str]]:
-    rows = []
-    for i, fact in enumerate(history):
-        nxt = history[i + 1].t_from if i + 1 < len(history) else None
-        until = fact.t_to or nxt or "now"
-        rows.append((fact.t_from, until, value_text(fact.value), fact.fact_id))
-    return rows
+    ends = held_until(history)
+    return [
+        (f.t_from, end, value_text(f.value), f.fact_id)
+        for f, end in zip(history, ends, strict=True)
+    ]
 
 
 def _entity(store: GraphStore, name: str) -> Entity | str:

@@ -7,13 +7,12 @@ from pathlib import Path
 
 import pytest
 
-from apexmem_neo.store.protocol import FactRecord
+from apexmem_neo.store.protocol import STILL_HOLDS, FactRecord
 from apexmem_neo.store.sqlite import SQLiteGraphStore
 from apexmem_neo.tools.entity_lookup import (
-    STILL_HOLDS,
     entity_lookup_tool,
     entity_view,
-    held_until,
+    held_until_by_fact,
     lookup_entities,
     name_candidates,
 )
@@ -66,7 +65,7 @@ def test_until_is_a_stated_end_or_the_next_value_of_the_same_property() -> None:
 
     facts = [fact("a1", "city", "2024-01-01"), fact("b1", "job", "2024-02-01", "2024-02-10"),
              fact("a2", "city", "2024-03-01"), fact("b2", "job", "2024-04-01")]  # fmt: skip
-    assert held_until(facts) == {"a1": "2024-03-01", "b1": "2024-02-10",
+    assert held_until_by_fact(facts) == {"a1": "2024-03-01", "b1": "2024-02-10",
                                  "a2": STILL_HOLDS, "b2": STILL_HOLDS}  # fmt: skip
 
 
