@@ -46,17 +46,18 @@ CAPTION: Final = re.compile(r"\s*\[shares a photo: (.*)\]\s*$", re.S)
 ARM: Final = "compact"
 
 
-HAND_GRADED: Final = {
-    "what": "15 text facts drawn at random from each store (seed 11), judged by hand: does the "
-    "fact state something the turn says, about the right person, under a fitting property",
-    "before": {"successes": 1, "n": 15},
-    "after": {"successes": 5, "n": 15},
-    "note": "the grounded share checks only that the value's words are in the turn; most "
-    "grounded facts still name the wrong property or person (e.g. support = 'kind words', "
-    "dance_studio_location = 'Rome' from 'Paris?! ... Been only to Rome'), so it overstates "
-    "precision",
-}
-"""The hand check of the grounded share on this run's stores (see ``published``)."""
+HAND_CHECK: Final = (
+    "text facts drawn at random from each store, judged by hand: does the fact state something "
+    "the turn says, about the right person, under a fitting property"
+)
+
+
+def counted(text: str) -> dict[str, int]:
+    """``K/N`` (a hand count given on the command line) as successes and n."""
+    k, _, n = text.partition("/")
+    if not (k.isdigit() and n.isdigit()) or int(k) > int(n):
+        raise argparse.ArgumentTypeError(f"{text!r}: write successes/n, e.g. 5/15")
+    return {"successes": int(k), "n": int(n)}
 
 
 def speaker_facts(store: SQLiteGraphStore) -> list[dict[str, Any]]:
@@ -153,7 +154,13 @@ def published(
         "after": arm_figures(after, args.after_db, speakers),
     }
     ratios = session_ratios(before, after)
-    hand: dict[str, Any] = HAND_GRADED
+    hand = {"before": args.hand_before, "after": args.hand_after}
+    by_hand = (
+        f"; by hand {hand['after']['successes']}/{hand['after']['n']} "
+        f"(before: {hand['before']['successes']}/{hand['before']['n']})"
+        if args.hand_before and args.hand_after
+        else ""
+    )
     overall = arms["after"]["seconds_per_turn"] / arms["before"]["seconds_per_turn"]
     figures: dict[str, Any] = {
         **arms,
@@ -173,7 +180,7 @@ def published(
         "name": "Faithful memory on LOCOMO: the extraction before and after issue 48",
         "command": f"{_portable(after['command'])} (after, at {after['commit'][:7]}) and "
         f"{_portable(before['command'])} (before, at {before['commit'][:7]}), started together; "
-        "then python -m benchmarks.construction.faithful_ab --publish",
+        f"then python -m benchmarks.construction.faithful_ab {args.argv}",
         "commit": after["commit"],
         "date": after["date"],
         "model": after["model"],
@@ -186,14 +193,12 @@ def published(
         "evaluated once",
         "figures": figures,
         "ci95": ci,
-        "hand_graded": HAND_GRADED,
+        "hand_graded": {"what": HAND_CHECK, **hand} if by_hand else None,
         "table": [
             {
                 "result": "Faithful memory (LOCOMO conv-30): text facts said in their turn",
                 "figure": "{after[grounded][rate]:.1%} by word match (before: "
-                "{before[grounded][rate]:.1%}); by hand "
-                f"{hand['after']['successes']}/{hand['after']['n']} (before: "
-                f"{hand['before']['successes']}/{hand['before']['n']})",
+                "{before[grounded][rate]:.1%})" + by_hand,
                 "ci95": "after_grounded",
             },
             {
@@ -217,7 +222,9 @@ def published(
         "notes": "Both arms ran at once against one llama-server with two slots, so each had "
         "about one; the stores were then measured by this script at the commit that wrote "
         "the published file. After the run, a denied ending ('I won't quit on my dreams') "
-        "was found in the hand-graded sample and fixed; these figures predate that fix.",
+        "was found in the hand-graded sample and fixed; these figures predate that fix. The "
+        "grounded share checks only that a value's words are in its turn, so it overstates "
+        "precision: the hand check also asks for the right person and a fitting property.",
     }
 
 
@@ -234,8 +241,11 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--after-db", type=Path, required=True, help="its --db-dir")
     p.add_argument("--conversation", default="conv-30")
     p.add_argument("--sessions", type=int, default=10)
+    p.add_argument("--hand-before", type=counted, help="a hand check of the before store, K/N")
+    p.add_argument("--hand-after", type=counted, help="the same of the after store, K/N")
     p.add_argument("--publish", action="store_true", help=f"write {PUBLISHED.name}")
     args = p.parse_args(argv)
+    args.argv = " ".join(sys.argv[1:] if argv is None else argv)
     before = remeasure(args.before, args.before_db, args.conversation, args.sessions)
     after = remeasure(args.after, args.after_db, args.conversation, args.sessions)
     record = published(before, after, args)

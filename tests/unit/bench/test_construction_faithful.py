@@ -2,10 +2,18 @@
 
 from __future__ import annotations
 
+import argparse
 import json
 from typing import Any
 
-from benchmarks.construction.faithful_ab import on_both_speakers, photo_only, session_ratios
+import pytest
+
+from benchmarks.construction.faithful_ab import (
+    counted,
+    on_both_speakers,
+    photo_only,
+    session_ratios,
+)
 
 
 def fact(subject: str, value: str, text: str, turn: str = "t1") -> dict[str, Any]:
@@ -37,3 +45,10 @@ def test_seconds_ratios_are_per_session_both_arms_ran() -> None:
     before = {"arms": {"compact": {"seconds_per_session": {"1": [10, 100.0], "2": [5, 50.0]}}}}
     after = {"arms": {"compact": {"seconds_per_session": {"1": [10, 120.0]}}}}
     assert session_ratios(before, after) == [1.2]
+
+
+def test_a_hand_count_is_successes_of_n() -> None:
+    assert counted("5/15") == {"successes": 5, "n": 15}
+    for bad in ("5", "16/15", "a/b"):
+        with pytest.raises(argparse.ArgumentTypeError, match="successes/n"):
+            counted(bad)
