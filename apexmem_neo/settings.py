@@ -64,6 +64,10 @@ class Settings(BaseSettings):
     """A compiled answer program (``apexmem optimize``) for the agent's fast path."""
     embed_model: str = Field(default="all-mpnet-base-v2", alias="APEXMEM_EMBED_MODEL")
     embed_api_base: str | None = Field(default=None, alias="APEXMEM_EMBED_API_BASE")
+    embed_runtime: Literal["auto", "onnx", "torch"] = Field(
+        default="auto", alias="APEXMEM_EMBED_RUNTIME"
+    )
+    """How a local embedding model runs: ONNX Runtime or torch (auto: ONNX when it can)."""
     embed_cache_path: Path | None = Field(default=None, alias="APEXMEM_EMBED_CACHE")
     models_dir: Path = Field(default_factory=default_models_dir, alias="APEXMEM_MODELS_DIR")
     max_turn_chars: int = Field(

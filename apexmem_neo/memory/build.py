@@ -201,6 +201,7 @@ class _Parts:
                 models_dir=self.models_dir,
                 cache_path=self.embed_cache,
                 api_base=self.config.embed_api_base,
+                runtime=self.config.embed_runtime,
             )
             close = getattr(embedder, "close", None)
             if callable(close):

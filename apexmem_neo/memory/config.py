@@ -20,6 +20,7 @@ from typing import TYPE_CHECKING, Any, Literal, TypedDict
 from pydantic import BaseModel, ConfigDict, Field, SecretStr, ValidationError, field_validator
 
 from apexmem_neo.errors import InvalidInputError
+from apexmem_neo.search.protocol import EmbedRuntime
 from apexmem_neo.settings import DEFAULT_INDEX_NAME, LOCAL_LM, MAX_TURN_CHARS, Settings
 
 if TYPE_CHECKING:
@@ -70,6 +71,9 @@ class MemoryConfig(BaseModel):
     None for the default model."""
     embed_api_base: str | None = None
     """The server of a hosted embedding model."""
+    embed_runtime: EmbedRuntime = "auto"
+    """How a local model runs: "onnx" (ONNX Runtime, no torch at run time), "torch", or
+    "auto" (ONNX for a model it can run, which the packaged ones are)."""
     models_dir: Path | None = None
     """Where packaged embedding models are unpacked (a machine-wide cache by default)."""
     embed_cache: Path | None = None
@@ -104,6 +108,7 @@ class MemoryConfig(BaseModel):
             elasticsearch_options=settings.elasticsearch_options(),
             embedder=settings.embed_model,
             embed_api_base=settings.embed_api_base,
+            embed_runtime=settings.embed_runtime,
             models_dir=settings.models_dir,
             embed_cache=settings.embed_cache,
             home=settings.apexmem_home,
@@ -158,6 +163,7 @@ class MemoryOptions(TypedDict, total=False):
     elasticsearch_options: dict[str, Any] | None
     embedder: str | Embedder | None
     embed_api_base: str | None
+    embed_runtime: EmbedRuntime
     models_dir: str | Path | None
     embed_cache: str | Path | None
     home: str | Path | None

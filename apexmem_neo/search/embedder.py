@@ -1,5 +1,6 @@
-"""Embedders: sentence-transformers models (offline, the [local] extra), hosted models through
-LiteLLM, an on-disk cache for any embedder, and ``make_embedder`` to pick one by name."""
+"""Embedders: sentence-transformers models (offline, the [local] extra; run with ONNX Runtime
+or torch), hosted models through LiteLLM, an on-disk cache for any embedder, and
+``make_embedder`` to pick one by name."""
 
 from __future__ import annotations
 
@@ -14,8 +15,9 @@ from typing import Any
 
 import numpy as np
 
+from apexmem_neo.search.onnx_embedder import OnnxEmbedder, onnx_path, read_layout
 from apexmem_neo.search.packaged_models import MPNET, EmbedderError, resolve_model
-from apexmem_neo.search.protocol import Embedder
+from apexmem_neo.search.protocol import EMBED_RUNTIMES, Embedder, EmbedRuntime
 from apexmem_neo.search.sqlite_erase import connect, truncate_wal
 from apexmem_neo.settings import default_models_dir
 
@@ -33,7 +35,9 @@ __all__ = [
     "CachedEmbedder",
     "EmbedderError",
     "LiteLLMEmbedder",
+    "OnnxEmbedder",
     "SentenceTransformerEmbedder",
+    "local_embedder",
     "make_embedder",
     "resolve_model",
 ]
@@ -230,12 +234,14 @@ def make_embedder(
     cache_path: Path | str | None,
     api_base: str | None = None,
     api_key: str | None = None,
+    runtime: EmbedRuntime = "auto",
 ) -> Embedder:
     """The embedder ``spec`` names; an ``Embedder`` object is returned as it is.
 
     A name whose prefix before "/" is a LiteLLM provider (``openai/...``, ``ollama/...``) is a
-    hosted model; a local directory or any other name is a sentence-transformers model. Named
-    models are wrapped in a ``CachedEmbedder`` at ``cache_path`` when one is given.
+    hosted model; a local directory or any other name is a sentence-transformers model, run
+    by ``runtime`` (see ``local_embedder``). Named models are wrapped in a ``CachedEmbedder``
+    at ``cache_path`` when one is given.
     """
     if not isinstance(spec, str):
         return spec
@@ -243,8 +249,29 @@ def make_embedder(
     if not Path(spec).expanduser().is_dir() and _is_litellm_model(spec):
         embedder = LiteLLMEmbedder(spec, api_base=api_base, api_key=api_key)
     else:
-        embedder = SentenceTransformerEmbedder(spec, models_dir=models_dir)
+        embedder = local_embedder(spec, models_dir or default_models_dir(), runtime)
     return embedder if cache_path is None else CachedEmbedder(embedder, cache_path)
+
+
+def local_embedder(model: str, models_dir: Path, runtime: EmbedRuntime = "auto") -> Embedder:
+    """A sentence-transformers model on ``runtime``: "onnx" (ONNX Runtime, no torch at run
+    time), "torch" (sentence-transformers itself), or "auto": ONNX when the model is a local
+    directory of the pipeline ONNX reproduces (packaged models are), torch otherwise."""
+    if runtime not in EMBED_RUNTIMES:
+        raise EmbedderError(f"unknown embedding runtime {runtime!r}; use one of {EMBED_RUNTIMES}")
+    if runtime == "torch":
+        return SentenceTransformerEmbedder(model, models_dir=models_dir)
+    path = Path(resolve_model(model, models_dir)).expanduser()
+    layout = read_layout(path) if path.is_dir() else None
+    if layout is not None:
+        return OnnxEmbedder(model, layout, onnx_path(model, layout, models_dir))
+    if runtime == "onnx":
+        raise EmbedderError(
+            f"model {model!r} is not a local sentence-transformers directory of a Transformer "
+            "with mean or CLS pooling, which the ONNX runtime runs; set "
+            "APEXMEM_EMBED_RUNTIME=torch"
+        )
+    return SentenceTransformerEmbedder(model, models_dir=models_dir)
 
 
 def _is_litellm_model(spec: str) -> bool:

@@ -11,7 +11,7 @@ from __future__ import annotations
 import dataclasses
 from collections.abc import Collection, Iterable, Sequence
 from dataclasses import dataclass
-from typing import Protocol, TypeAlias, runtime_checkable
+from typing import Literal, Protocol, TypeAlias, runtime_checkable
 
 import numpy as np
 import numpy.typing as npt
@@ -27,6 +27,10 @@ from apexmem_neo.search.config import DocField, Method
 from apexmem_neo.search.documents import DocKind, SearchDocument
 
 Vector: TypeAlias = npt.NDArray[np.float32]
+
+EmbedRuntime: TypeAlias = Literal["auto", "onnx", "torch"]
+"""How a local embedding model runs: ONNX Runtime, torch, or auto (ONNX when it can)."""
+EMBED_RUNTIMES: tuple[EmbedRuntime, ...] = ("auto", "onnx", "torch")
 
 
 EmbedderInfo: TypeAlias = tuple[str, int]

@@ -14,6 +14,7 @@ from apexmem_neo.search.embedder import (
     CachedEmbedder,
     EmbedderError,
     LiteLLMEmbedder,
+    OnnxEmbedder,
     SentenceTransformerEmbedder,
     make_embedder,
 )
@@ -106,12 +107,15 @@ def test_make_embedder_picks_the_class(tmp_path: Path, monkeypatch: pytest.Monke
     hosted = make_embedder("openai/x", models_dir=tmp_path, cache_path=None, api_base="http://h")
     assert isinstance(hosted, LiteLLMEmbedder) and hosted.name == "openai/x"
     local = make_embedder("all-MiniLM-L6-v2", models_dir=tmp_path, cache_path=None)
-    assert isinstance(local, SentenceTransformerEmbedder)
+    assert isinstance(local, OnnxEmbedder) and local.name == "all-MiniLM-L6-v2"
+    on_torch = make_embedder("all-MiniLM-L6-v2", models_dir=tmp_path, cache_path=None,
+                             runtime="torch")  # fmt: skip
+    assert isinstance(on_torch, SentenceTransformerEmbedder)
     given: Embedder = HashingEmbedder()
     assert make_embedder(given, models_dir=tmp_path, cache_path=tmp_path / "c.db") is given
     monkeypatch.chdir(tmp_path)
     (tmp_path / "openai" / "x").mkdir(parents=True)  # a local model directory wins
-    assert isinstance(
+    assert isinstance(  # not a sentence-transformers layout ONNX runs: torch's
         make_embedder("openai/x", models_dir=None, cache_path=None), SentenceTransformerEmbedder
     )
 
