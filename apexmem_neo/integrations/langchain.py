@@ -28,14 +28,15 @@ from typing import Any, Final
 from langchain_core.tools import StructuredTool, ToolException
 from pydantic import BaseModel, Field
 
-from apexmem_neo.agent import AgentResult
 from apexmem_neo.errors import ApexMemError
+from apexmem_neo.integrations.render import (
+    render_answer,
+    render_fact,
+    render_history,
+    render_search,
+)
 from apexmem_neo.memory.core import Memory
 from apexmem_neo.memory.messages import check_scope
-from apexmem_neo.memory.results import EntityHistory
-from apexmem_neo.search import SearchResults
-from apexmem_neo.search.engine import SearchHit
-from apexmem_neo.store.protocol import FactRecord
 
 TOOL_NAMES: Final = (
     "memory_search",
@@ -44,8 +45,6 @@ TOOL_NAMES: Final = (
     "memory_current",
     "memory_as_of",
 )
-HIT_CHARS: Final = 300
-"""The longest text of one search hit a tool shows."""
 
 
 class SearchArgs(BaseModel):
@@ -157,70 +156,3 @@ def _reported(fn: Callable[..., str]) -> Callable[..., str]:
             raise ToolException(str(exc)) from exc
 
     return call
-
-
-# ---- rendering ----
-
-
-def render_search(results: SearchResults) -> str:
-    """The hits of each kind, best first, one line each; or why there are none."""
-    groups = [
-        ("Turns", results.turns),
-        ("Entities", results.entities),
-        ("Properties", results.properties),
-        ("Events", results.events),
-    ]
-    lines = [f"Results for {results.query!r}:"]
-    for title, hits in groups:
-        if hits:
-            lines += ["", f"{title}:", *(_hit_line(hit) for hit in hits)]
-    if results.empty:
-        lines.append(results.hint or "Nothing found.")
-    return "\n".join(lines)
-
-
-def _hit_line(hit: SearchHit) -> str:
-    who = f"{hit.speaker}: " if hit.speaker else (f"{hit.title}: " if hit.title else "")
-    when = f" [{hit.time}]" if hit.time else ""
-    return f"- ({hit.score:.2f}){when} {who}{_cut(hit.text, HIT_CHARS)}"
-
-
-def render_answer(result: AgentResult) -> str:
-    """The answer, then the turns it rests on, quoted."""
-    lines = [result.answer or "(no answer)"]
-    if result.error:
-        lines.append(f"Note: {result.error}")
-    quoted = [f'- "{_cut(e.text, HIT_CHARS)}"' for e in result.evidence if e.text]
-    if quoted:
-        lines += ["", "Evidence:", *quoted]
-    return "\n".join(lines)
-
-
-def render_history(found: EntityHistory) -> str:
-    """Each value with the interval it held, oldest first, then the changes."""
-    head = f"{found.entity.name} · {found.property}"
-    if not found.facts:
-        return f"{head}: no facts stored."
-    lines = [f"{head}, oldest first:", *(f"- {_fact_line(f)}" for f in found.facts)]
-    if found.changes:
-        lines += ["", "Changes:"]
-        lines += [f"- {c.changed_at}: {c.old_value!r} -> {c.new_value!r}" for c in found.changes]
-    return "\n".join(lines)
-
-
-def render_fact(head: str, fact: FactRecord | None) -> str:
-    """``head: value (from .. to ..)``, or that no value is known."""
-    if fact is None:
-        return f"{head}: no value known."
-    return f"{head}: {_fact_line(fact)}"
-
-
-def _fact_line(fact: FactRecord) -> str:
-    value = "no value (ended)" if fact.value is None else repr(fact.value)
-    until = f" until {fact.t_to}" if fact.t_to else ""
-    return f"{value} from {fact.t_from}{until}"
-
-
-def _cut(text: str, limit: int) -> str:
-    text = " ".join(text.split())
-    return text if len(text) <= limit else text[: limit - 1] + "…"
