@@ -29,6 +29,7 @@ from apexmem_neo.ontology import (
     Property,
     Role,
 )
+from apexmem_neo.ontology.ids import DEFAULT_SCOPE
 
 START = datetime(2015, 1, 1)
 CITIES = ["Oslo", "Rome", "Lima", "Kyoto", "Boston", "Nairobi", "Quito", "Perth", "Lyon"]
@@ -45,6 +46,8 @@ class Spec:
     n_properties: int = 100
     batch_facts: int = 10_000
     seed: int = 7
+    scope: str = DEFAULT_SCOPE
+    """The scope every row is written to."""
     definitions_first: bool = True
     """Entities and properties in a batch of their own, first, the way a bulk import loads
     its nodes before what links to them. Every later batch references them, so with
@@ -53,22 +56,32 @@ class Spec:
     (``benchmarks.graph.write_ab --variant definitions_with_facts`` measures the layout)."""
 
 
-def make_properties(n: int, rng: random.Random) -> list[Property]:
+def make_properties(n: int, rng: random.Random, scope: str = DEFAULT_SCOPE) -> list[Property]:
     props = []
     for i in range(n):
         dtype = DTYPE_MIX[i % len(DTYPE_MIX)]
         enum_values = LEVELS if dtype == DType.ENUM else ()
         props.append(
-            Property(name=f"attr_{dtype.value}_{i:03d}", dtype=dtype, enum_values=enum_values)
+            Property(
+                name=f"attr_{dtype.value}_{i:03d}",
+                dtype=dtype,
+                enum_values=enum_values,
+                scope=scope,
+            )
         )
     rng.shuffle(props)
     return props
 
 
-def make_entities(n: int) -> list[Entity]:
+def make_entities(n: int, scope: str = DEFAULT_SCOPE) -> list[Entity]:
     types = list(EntityType)
     return [
-        Entity(name=f"entity {i:05d}", entity_type=types[i % len(types)], role=Role.MENTIONED)
+        Entity(
+            name=f"entity {i:05d}",
+            entity_type=types[i % len(types)],
+            role=Role.MENTIONED,
+            scope=scope,
+        )
         for i in range(n)
     ]
 
@@ -138,15 +151,15 @@ def generate(spec: Spec) -> Iterator[GraphBatch]:
     """Batches of about ``spec.batch_facts`` facts, after one of the entities and properties
     (``spec.definitions_first``; else the first batch of facts holds them too)."""
     rng = random.Random(spec.seed)
-    props = make_properties(spec.n_properties, rng)
-    entities = make_entities(spec.n_entities)
+    props = make_properties(spec.n_properties, rng, spec.scope)
+    entities = make_entities(spec.n_entities, spec.scope)
     per_entity = [spec.n_facts // spec.n_entities] * spec.n_entities
     for i in range(spec.n_facts - sum(per_entity)):
         per_entity[i] += 1
-    head: dict[str, Any] = {"entities": entities, "properties": props}
+    head: dict[str, Any] = {"entities": entities, "properties": props, "scope": spec.scope}
     if spec.definitions_first:
         yield GraphBatch(**head)
-        head = {}
+        head = {"scope": spec.scope}
     events: list[Event] = []
     parts: list[EventParticipant] = []
     facts: list[Fact] = []
@@ -157,6 +170,6 @@ def generate(spec: Spec) -> Iterator[GraphBatch]:
         facts += fa
         if len(facts) >= spec.batch_facts:
             yield GraphBatch(events=events, participants=parts, facts=facts, **head)
-            head, events, parts, facts = {}, [], [], []
-    if facts or head:
+            head, events, parts, facts = {"scope": spec.scope}, [], [], []
+    if facts or len(head) > 1:
         yield GraphBatch(events=events, participants=parts, facts=facts, **head)

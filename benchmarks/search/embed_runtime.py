@@ -201,7 +201,8 @@ def run(args: argparse.Namespace) -> dict[str, Any]:
     return {"model": args.model, "rounds": args.rounds, "arms": arms}
 
 
-def publish(result: dict[str, Any]) -> None:
+def publish(result: dict[str, Any], saved: Path) -> None:
+    """Write the headline file from ``result`` (the run saved at ``saved``)."""
     commit = subprocess.run(
         ["git", "rev-parse", "HEAD"], capture_output=True, text=True, check=True
     ).stdout.strip()
@@ -230,7 +231,8 @@ def publish(result: dict[str, Any]) -> None:
         "order": 6,
         "name": "The local embedder's runtime: torch vs ONNX Runtime (float32, int8)",
         "command": ".venv/bin/python -m benchmarks.search.embed_runtime "
-        f"--rounds {result['rounds']} --publish",
+        f"--rounds {result['rounds']} (published with --from-results "
+        f"benchmarks/results/{saved.name})",
         "commit": commit,
         "date": datetime.now(UTC).strftime("%Y-%m-%d"),
         "embedder": result["model"],
@@ -271,6 +273,11 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--data", type=Path, default=locomo.DEFAULT_DATA)
     parser.add_argument("--rounds", type=int, default=5)
     parser.add_argument("--publish", action="store_true")
+    parser.add_argument(
+        "--from-results",
+        type=Path,
+        help="publish a saved run (benchmarks/results/embed_runtime.json) instead of running",
+    )
     args = parser.parse_args(argv)
     if args.child:
         child(args.child, args.model)
@@ -278,13 +285,17 @@ def main(argv: list[str] | None = None) -> int:
     if args.child_add:
         child_add(args.child_add, args.home)
         return 0
+    if args.from_results:
+        publish(json.loads(args.from_results.read_text()), args.from_results)
+        return 0
     if not args.data.exists():
         print(f"error: LOCOMO data not found at {args.data} (pass --data PATH)", file=sys.stderr)
         return 1
     result = run(args)
-    print("wrote", common.write_json("embed_runtime.json", result))
+    saved = common.write_json("embed_runtime.json", result)
+    print("wrote", saved)
     if args.publish:
-        publish(result)
+        publish(result, saved)
     return 0
 
 
