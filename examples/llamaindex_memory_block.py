@@ -29,7 +29,7 @@ from apexmem_neo.integrations.llamaindex import ApexMemBlock
 CONVERSATION = [
     (MessageRole.USER, "Hi! I live in Lisbon and I work as a nurse."),
     (MessageRole.ASSISTANT, "Nice to meet you. Lisbon is lovely."),
-    (MessageRole.USER, "Big news: I moved from Lisbon to Porto last week."),
+    (MessageRole.USER, "Big news: I have just moved from Lisbon to Porto."),
     (MessageRole.ASSISTANT, "Congratulations on the move to Porto!"),
     (MessageRole.USER, "My favourite food is ramen, by the way."),
     (MessageRole.ASSISTANT, "Noted: ramen."),

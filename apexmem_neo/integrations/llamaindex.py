@@ -5,8 +5,10 @@ LlamaIndex keeps a short-term chat buffer and hands the messages that overflow i
 blocks; when an agent reads its memory, each block adds text beside the chat history. This
 block stores the messages it is handed as append-only turns of its scope (extracting events
 and typed facts with the memory's LLM when it has one, unless ``extract`` says otherwise),
-and contributes what the memory finds for the latest messages: the matching turns, entities,
-properties and events, so an agent sees what was said and what holds now.
+and contributes what the memory finds for the latest messages: the current value of each
+matching property of the matching entities (with since when it holds), then the matching
+turns, entities, properties and events, so an agent sees what holds now and what was said.
+LlamaIndex's messages carry no time of their own, so a turn is dated when the block gets it.
 
     from llama_index.core.memory import Memory as ChatMemory
     block = ApexMemBlock(memory=memory, scope="alice", user_name="Alice")
@@ -22,10 +24,14 @@ from llama_index.core.base.llms.types import ChatMessage, MessageRole, TextBlock
 from llama_index.core.memory.memory import BaseMemoryBlock
 from pydantic import Field, field_validator
 
-from apexmem_neo.integrations.render import render_search
+from apexmem_neo.errors import ApexMemError
+from apexmem_neo.integrations.render import render_fact, render_search
 from apexmem_neo.memory.core import Memory
 from apexmem_neo.memory.messages import check_scope
+from apexmem_neo.search import SearchResults
 
+CURRENT_ENTITIES = 2
+"""How many of the best matching entities get their current values shown."""
 _STORED_ROLES = {MessageRole.USER: "user", MessageRole.ASSISTANT: "assistant"}
 
 
@@ -62,8 +68,28 @@ class ApexMemBlock(BaseMemoryBlock[str]):
         query = " ".join(_text(m) for m in (messages or [])[-self.query_messages :]).strip()
         if not query or self.memory.search_index is None:
             return ""
-        found = await asyncio.to_thread(self.memory.search, query, scope=self.scope, k=self.k)
-        return "" if found.empty else render_search(found)
+        return await asyncio.to_thread(self._context, query)
+
+    def _context(self, query: str) -> str:
+        found = self.memory.search(query, scope=self.scope, k=self.k)
+        if found.empty:
+            return ""
+        now = self._current_values(found)
+        head = ["Current values:", *(f"- {line}" for line in now), ""] if now else []
+        return "\n".join([*head, render_search(found)])
+
+    def _current_values(self, found: SearchResults) -> list[str]:
+        """The latest value of every matching property of the best matching entities."""
+        lines = []
+        for entity in found.entities[:CURRENT_ENTITIES]:
+            for prop in found.properties:
+                try:
+                    fact = self.memory.current(entity.title, prop.title, scope=self.scope)
+                except (ApexMemError, LookupError):
+                    continue
+                if fact is not None:
+                    lines.append(render_fact(f"{entity.title} · {prop.title}", fact))
+        return lines
 
     async def _aput(self, messages: list[ChatMessage]) -> None:
         """Store the user and assistant messages handed over as turns of the scope."""

@@ -20,7 +20,7 @@ pytestmark = [pytest.mark.integration, pytest.mark.llm]
 CONVERSATION = [
     (MessageRole.USER, "Hi! I live in Lisbon and I work as a nurse."),
     (MessageRole.ASSISTANT, "Nice to meet you."),
-    (MessageRole.USER, "Big news: I moved from Lisbon to Porto last week."),
+    (MessageRole.USER, "Big news: I have just moved from Lisbon to Porto."),
     (MessageRole.ASSISTANT, "Congratulations on the move!"),
 ]
 

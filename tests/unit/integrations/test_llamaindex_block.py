@@ -19,6 +19,7 @@ from apexmem_neo.errors import InvalidInputError
 from apexmem_neo.integrations.llamaindex import ApexMemBlock
 from apexmem_neo.memory import Memory
 from apexmem_neo.testing import HashingEmbedder
+from tests.unit.agent.alice import alice_batch
 
 EXAMPLE = Path(__file__).resolve().parents[3] / "examples" / "llamaindex_memory_block.py"
 
@@ -61,6 +62,21 @@ def test_get_renders_what_the_memory_finds_for_the_latest_message(memory: Memory
     assert asyncio.run(ApexMemBlock(memory=memory, scope="nobody").aget(asked)) == ""
 
 
+def test_get_opens_with_the_current_values_of_matching_properties(tmp_path: Path) -> None:
+    with Memory.sqlite(
+        tmp_path / "a.sqlite", home=tmp_path, lm=None, embedder=HashingEmbedder()
+    ) as memory:
+        memory.store.write(alice_batch())
+        memory.index()
+        block = ApexMemBlock(memory=memory, scope="default")
+        asked = [ChatMessage(role=MessageRole.USER, content="Alice favorite restaurant")]
+        text = asyncio.run(block.aget(asked))
+    head, _, rest = text.partition("Results for")
+    assert head.startswith("Current values:\n- Alice · ")
+    assert "'Sakura Sushi' from 2024-03-20" in head and "Italian Garden" not in head
+    assert "Italian Garden" in rest or "Sakura Sushi" in rest
+
+
 def test_a_bad_scope_is_refused(memory: Memory) -> None:
     with pytest.raises((InvalidInputError, ValidationError), match="scope"):
         ApexMemBlock(memory=memory, scope="has space")
@@ -95,4 +111,4 @@ def test_the_example_runs(tmp_path: Path) -> None:
     lines = done.stdout.splitlines()
     assert lines[0] == "turns the block stored in scope alice: 6"
     assert lines[1] == "the chat memory's first message is the block's context: True"
-    assert "Alice: Big news: I moved from Lisbon to Porto last week." in done.stdout
+    assert "Alice: Big news: I have just moved from Lisbon to Porto." in done.stdout
