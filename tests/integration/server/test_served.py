@@ -53,13 +53,19 @@ def server_env(tmp_path: Path) -> dict[str, str]:
 
 
 @contextmanager
-def serving(db: Path, tmp_path: Path) -> Iterator[httpx.Client]:
-    """`apexmem serve --no-llm` on ``db``, killed (SIGKILL: no clean shutdown) at the end."""
+def serving(db: Path, tmp_path: Path, lm_api_base: str | None = None) -> Iterator[httpx.Client]:
+    """`apexmem serve` on ``db`` (with the model at ``lm_api_base``, else ``--no-llm``),
+    killed (SIGKILL: no clean shutdown) at the end."""
     port = free_port()
     log = (tmp_path / f"serve-{port}.log").open("w")
     command = [sys.executable, "-m", "apexmem_neo.cli.serve", "--db", str(db),
-               "--port", str(port), "--no-llm"]  # fmt: skip
-    process = subprocess.Popen(command, env=server_env(tmp_path), stdout=log, stderr=log)
+               "--port", str(port)]  # fmt: skip
+    env = server_env(tmp_path)
+    if lm_api_base is None:
+        command.append("--no-llm")
+    else:
+        env.update(APEXMEM_LM_API_BASE=lm_api_base, APEXMEM_LM_API_KEY="local")
+    process = subprocess.Popen(command, env=env, stdout=log, stderr=log)
     client = httpx.Client(base_url=f"http://127.0.0.1:{port}", timeout=30)
     try:
         wait_until_up(client, process, tmp_path / f"serve-{port}.log")
