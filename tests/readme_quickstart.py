@@ -10,6 +10,15 @@ README = Path(__file__).resolve().parents[1] / "README.md"
 BLOCK = re.compile(r"```python\n(# quickstart\n.*?# end quickstart\n)```", re.DOTALL)
 
 
+QUICKSTART_TURNS = [
+    {"role": "user", "name": "Alice", "timestamp": "2024-01-15",
+     "content": "My favourite restaurant is Italian Garden."},
+    {"role": "user", "name": "Alice", "timestamp": "2024-03-20",
+     "content": "Sakura Sushi is my favourite restaurant now."},
+]  # fmt: skip
+"""The quickstart's two messages, for tests that build its memory another way."""
+
+
 def quickstart() -> str:
     """The quickstart block of README.md (between its marker comments)."""
     found = BLOCK.search(README.read_text(encoding="utf-8"))

@@ -29,6 +29,7 @@ from apexmem_neo.search.engine import HybridSearch
 from apexmem_neo.search.onnx_embedder import OnnxEmbedder, onnx_path, read_layout
 from apexmem_neo.search.packaged_models import resolve_model
 from apexmem_neo.search.protocol import Embedder, EmbedRuntime
+from benchmarks.memory import head_commit
 from benchmarks.search import common, locomo
 from benchmarks.search.locomo_recall import evaluate
 
@@ -203,9 +204,7 @@ def run(args: argparse.Namespace) -> dict[str, Any]:
 
 def publish(result: dict[str, Any], saved: Path) -> None:
     """Write the headline file from ``result`` (the run saved at ``saved``)."""
-    commit = subprocess.run(
-        ["git", "rev-parse", "HEAD"], capture_output=True, text=True, check=True
-    ).stdout.strip()
+    commit = head_commit()
     arms = result["arms"]
     figures: dict[str, Any] = {
         arm: {

@@ -38,6 +38,7 @@ from typing import Any
 import httpx
 
 from benchmarks.graph.generate import Spec, generate
+from benchmarks.memory import head_commit
 from benchmarks.search import common
 
 PUBLISHED = Path(__file__).resolve().parents[1] / "published" / "server_load.json"
@@ -261,8 +262,7 @@ def _drop_neo4j(uri: str, scope: str, index: str) -> None:
 def publish(result: dict[str, Any], saved: Path) -> None:
     """The headline file: per store and client count, p50/p99 over all requests, throughput
     and errors, and the integrity check."""
-    commit = subprocess.run(["git", "rev-parse", "HEAD"], capture_output=True, text=True,
-                            check=True).stdout.strip()  # fmt: skip
+    commit = head_commit()
     figures: dict[str, Any] = {}
     for store, run in result["stores"].items():
         for clients, level in run["levels"].items():

@@ -16,15 +16,10 @@ import pytest
 from apexmem_neo.cli.demo import DEMO_SCOPE, QUESTIONS
 from apexmem_neo.memory import Memory
 from apexmem_neo.samples import sample_path
+from tests.readme_quickstart import QUICKSTART_TURNS
 
 pytestmark = [pytest.mark.integration, pytest.mark.llm]
 
-QUICKSTART_TURNS = [
-    {"role": "user", "name": "Alice", "timestamp": "2024-01-15",
-     "content": "My favourite restaurant is Italian Garden."},
-    {"role": "user", "name": "Alice", "timestamp": "2024-03-20",
-     "content": "Sakura Sushi is my favourite restaurant now."},
-]  # fmt: skip
 CHANGE_DATES = ("2024-03-20", "march 20", "20 march")
 PINNED_MODES = ("fast", "auto", "react", "query")
 

@@ -14,6 +14,7 @@ from llama_index.core.memory import Memory as ChatMemory
 from apexmem_neo.integrations.langchain import memory_tools
 from apexmem_neo.integrations.llamaindex import ApexMemBlock
 from apexmem_neo.memory import Memory
+from tests.readme_quickstart import QUICKSTART_TURNS
 
 pytestmark = [pytest.mark.integration, pytest.mark.llm]
 
@@ -61,14 +62,8 @@ def test_llamaindex_overflow_becomes_facts_and_context(tmp_path: Path, lm_api_ba
 def test_the_memory_ask_tool_answers_through_the_local_model(
     tmp_path: Path, lm_api_base: str
 ) -> None:
-    turns = [
-        {"role": "user", "name": "Alice", "timestamp": "2024-01-15",
-         "content": "My favourite restaurant is Italian Garden."},
-        {"role": "user", "name": "Alice", "timestamp": "2024-03-20",
-         "content": "Sakura Sushi is my favourite restaurant now."},
-    ]  # fmt: skip
     with _open(tmp_path, lm_api_base) as memory:
-        memory.add(turns, scope="alice")
+        memory.add(QUICKSTART_TURNS, scope="alice")
         (ask,) = memory_tools(memory, "alice", names=["memory_ask"])
         out = ask.invoke(
             {"question": "What is Alice's favourite restaurant now?", "date": "2024-06-01"}

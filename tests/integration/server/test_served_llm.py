@@ -10,17 +10,11 @@ import pytest
 from apexmem_neo.server.keys import KeyStore
 from apexmem_neo.server.state import ServerState, state_path
 from tests.integration.server.test_served import finished, serving
+from tests.readme_quickstart import QUICKSTART_TURNS
 
 pytestmark = [pytest.mark.integration, pytest.mark.llm]
 
-QUICKSTART = {
-    "messages": [
-        {"name": "Alice", "timestamp": "2024-01-15",
-         "content": "My favourite restaurant is Italian Garden."},
-        {"name": "Alice", "timestamp": "2024-03-20",
-         "content": "Sakura Sushi is my favourite restaurant now."},
-    ],
-}  # fmt: skip
+QUICKSTART = {"messages": QUICKSTART_TURNS}
 
 
 @pytest.mark.timeout(1800)
