@@ -118,6 +118,24 @@ def _said_word(word: str, turn_words: Iterable[str]) -> bool:
     return any(_same_word(word, w) for w in turn_words)
 
 
+DIALOGUE_ACTS: Final = frozenset(
+    {"statement", "remark", "greeting", "farewell", "question", "reaction", "acknowledgement",
+     "thanks", "small_talk", "chat"}
+)  # fmt: skip
+"""Event types that name what a turn does, not what it is about: no word of theirs needs to
+be said."""
+
+
+def event_type_said(event_type: str, text: str) -> bool:
+    """Whether ``event_type`` fits ``text``: a dialogue act, or a type one of whose words
+    ("hobby_change": hobby or change) is said, small inflections allowed."""
+    if event_type in DIALOGUE_ACTS:
+        return True
+    turn_words = content_words(text)
+    wanted = [w for w in event_type.split("_") if w and w not in STOPWORDS]
+    return any(_said_word(w, turn_words) for w in wanted)
+
+
 def value_said(value: object, text: str, property_name: str = "") -> bool:
     """Whether ``value`` is said in ``text``: every content word of a text value, the number
     (digits or words) of a numeric value, and for a yes/no value one word of its property

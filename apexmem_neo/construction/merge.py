@@ -26,6 +26,7 @@ from apexmem_neo.construction.faithful import (
     DATE_PROPERTY,
     addressed,
     current_value_given_up,
+    event_type_said,
     holds_value,
     is_clause,
     is_correction,
@@ -111,6 +112,19 @@ def event_type_name(raw: str) -> str:
 
 
 UNSAID: Final = "is not said in this turn"
+REMARK: Final = "remark"
+"""The event type of a turn that states no fact and none of whose type's words it says: the
+model had named it after an earlier turn ("hobby_change" for "Good for you, honestly.")."""
+
+
+def _retype(batch: GraphBatch, event: Event, event_type: str) -> None:
+    """Give ``batch``'s event (and its participants) ``event_type`` in place."""
+    renamed = Event.model_validate({**event.model_dump(), "event_type": event_type, "event_id": ""})
+    batch.events = [renamed if e is event else e for e in batch.events]
+    batch.participants = [
+        p.model_copy(update={"event_id": renamed.event_id}) if p.event_id == event.event_id else p
+        for p in batch.participants
+    ]
 
 
 @dataclass
@@ -166,6 +180,8 @@ class TurnMerge:
         for fact in extraction.facts:
             self._add_fact(batch, fact, event, when)
         self._end_given_up_values(batch, event, when)
+        if not batch.facts and not event_type_said(event.event_type, turn.text):
+            _retype(batch, event, REMARK)
         used = {p.entity_id for p in batch.participants} | {f.entity_id for f in batch.facts}
         batch.entities.extend(self.resolver.entities.entities[e] for e in sorted(used))
         return GraphBatch.model_validate(batch.model_dump())

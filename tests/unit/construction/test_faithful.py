@@ -6,6 +6,7 @@ import pytest
 
 from apexmem_neo.construction.faithful import (
     addressed,
+    event_type_said,
     is_correction,
     negated,
     relation_value,
@@ -102,3 +103,20 @@ def test_a_turn_addresses_its_listener_by_you_or_name() -> None:
 )
 def test_an_ending_is_said_only_where_it_is_not_denied(value: str, text: str, ends: bool) -> None:
     assert said_to_end(value, text) is ends
+
+
+@pytest.mark.parametrize(
+    ("event_type", "text", "fits"),
+    [
+        ("hobby_change", "Good for you, honestly.", False),
+        ("car_purchase", "Wow, that's great news!", False),
+        ("hobby_change", "I changed hobbies again.", True),
+        ("moved_city", "We finally moved last week.", True),
+        ("greeting", "Hey Dmitri, good to see you!", True),
+        ("statement", "Sounds lovely.", True),
+    ],
+)
+def test_an_event_type_fits_its_turn_when_said_or_a_dialogue_act(
+    event_type: str, text: str, fits: bool
+) -> None:
+    assert event_type_said(event_type, text) is fits

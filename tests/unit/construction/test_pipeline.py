@@ -20,6 +20,7 @@ from apexmem_neo.construction.pipeline import (
 from apexmem_neo.ontology import EntityType, GraphBatch
 from apexmem_neo.ontology.ids import entity_id
 from apexmem_neo.store import StoreError
+from apexmem_neo.store.pages import EVENTS
 from apexmem_neo.store.sqlite import SQLiteGraphStore
 from tests.unit.construction.conftest import event, fact, turn
 
@@ -536,3 +537,23 @@ def test_a_change_in_one_turn_ends_nothing_and_a_passing_mention_ends_nothing(
     assert [f.value for f in store.history(ALICE, "lives_in")] == ["Denver"]
     pipe.ingest([turn(moved, MAR, 0, 3)])
     assert [f.value for f in store.history(ALICE, "lives_in")] == ["Denver", "Austin"]
+
+
+def test_a_reaction_named_after_the_turn_before_becomes_a_remark(
+    store: SQLiteGraphStore, checkpoint: Checkpoint
+) -> None:
+    """The model typed "Good for you, honestly." after the news it answered ("hobby_change");
+    a turn that states no fact and says no word of its type keeps its event as a remark, so
+    a search for when the hobby changed does not find the reply."""
+    news, reply = "I took up woodworking last month.", "Good for you, honestly."
+    answers = {
+        key(news): event([("Alice", "Person", "Speaker")],
+                         [fact("I", "hobby", "woodworking", "woodworking")], kind="hobby_change"),
+        key(reply): event([("Bob", "Person", "Speaker")], [], kind="hobby_change"),
+    }  # fmt: skip
+    pipe, _ = pipeline(store, checkpoint, answers)
+    pipe.ingest([turn(news, JAN, 0), turn(reply, JAN, 1, speaker="Bob")])
+    types = {e.turn_id: e.event_type for e in store.page(EVENTS, scope=SCOPE).items}
+    assert sorted(types.values()) == ["hobby_change", "remark"]
+    bob = entity_id(EntityType.PERSON.value, "Bob", SCOPE)
+    assert store.history(bob, "hobby") == []
