@@ -63,8 +63,9 @@ class AgentConfig(BaseModel):
     """Path of a compiled answer program (DSPy JSON, from ``apexmem optimize``) whose
     demonstrations the fast path uses; None: the signature alone."""
     react_program: str | None = None
-    """Path of a compiled ReAct program (DSPy JSON of ``dspy.ReAct`` over this agent's tools)
-    whose demonstrations the loop's steps use; None: the signatures alone."""
+    """Path of a compiled ReAct program (DSPy JSON of the loop's ``ToolProgram``, or of a
+    ``dspy.ReAct`` over this agent's tools) whose demonstrations the loop's steps use; None:
+    the signatures alone."""
     query_program: str | None = None
     """Path of a compiled query-mode program (DSPy JSON of ``QueryProgram``) whose
     demonstrations its query-writing step uses; None: the signatures alone."""

@@ -1,11 +1,14 @@
 """The ReAct loop over the memory tools, driven step by step so that every step is traced.
 
-``dspy.ReAct`` supplies the prompts (its ``react`` and ``extract`` predictors and the tool
-wrappers, ``finish`` included); this driver runs them with a tool-call budget, times each
-tool, records each step's token usage, and turns a parse error of the final extract step
-into an error in the result instead of an exception (a model that cannot be used at all
-raises ``LanguageModelError``: ``apexmem_neo.llm.failures``). ``AgentConfig.react_program`` names a
-compiled ReAct program whose demonstrations its steps then carry.
+``ToolProgram`` holds the two predictors, built with DSPy's public ``Predict``,
+``ChainOfThought``, ``Signature`` and ``Tool``: ``react`` picks the next thought and tool call
+(its instructions are ReAct's, listing the tools and ``finish``), ``extract`` answers from the
+trajectory. This driver runs them with a tool-call budget, times each tool, records each step's
+token usage, and turns a parse error of the final extract step into an error in the result
+instead of an exception (a model that cannot be used at all raises ``LanguageModelError``:
+``apexmem_neo.llm.failures``). ``AgentConfig.react_program`` names a compiled program whose
+demonstrations its steps then carry; its predictors are named as ``dspy.ReAct``'s, so a
+program compiled from either loads.
 
 Each predictor call gets the trajectory rendered and, when the prompt overflows the context
 window, shortened the way ``dspy.ReAct`` does it (``call_with_truncation``); this is done
@@ -20,7 +23,7 @@ import sys
 import time
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, Literal
 
 import dspy
 
@@ -145,6 +148,70 @@ def extract_signature() -> type[dspy.Signature]:
     return signature
 
 
+AGENT_INSTRUCTIONS = (
+    "You are an Agent. In each episode, you will be given the fields {inputs} as input. And "
+    "you can see your past trajectory so far.",
+    "Your goal is to use one or more of the supplied tools to collect any necessary "
+    "information for producing {outputs}.\n",
+    "To do this, you will interleave next_thought, next_tool_name, and next_tool_args in each "
+    "turn, and also when finishing the task.",
+    "After each tool call, you receive a resulting observation, which gets appended to your "
+    "trajectory.\n",
+    "When writing next_thought, you may reason about the current situation and plan for future "
+    "steps.",
+    "When selecting the next_tool_name and its next_tool_args, the tool must be one of:\n",
+)
+"""The react step's instructions after the task's own, as ``dspy.ReAct`` words them (a test
+keeps the two the same)."""
+ARGS_NOTE = "When providing `next_tool_args`, the value inside the field must be in JSON format"
+
+
+def _backticked(names: Any) -> str:
+    return ", ".join(f"`{name}`" for name in names)
+
+
+def finish_tool(outputs: str) -> dspy.Tool:
+    """The tool that ends the loop: the information for ``outputs`` is gathered."""
+    return dspy.Tool(
+        func=lambda: "Completed.",
+        name="finish",
+        desc="Marks the task as complete. That is, signals that all information for producing "
+        f"the outputs, i.e. {outputs}, are now available to be extracted.",
+        args={},
+    )
+
+
+def react_signature(task: type[dspy.Signature], tools: Mapping[str, dspy.Tool]) -> Any:
+    """The react step: the task's inputs and the trajectory in; the next thought, a tool name
+    among ``tools`` and its arguments out."""
+    words = {"inputs": _backticked(task.input_fields), "outputs": _backticked(task.output_fields)}
+    lines = [f"{task.instructions}\n"] if task.instructions else []
+    lines += [line.format(**words) for line in AGENT_INSTRUCTIONS]
+    lines += [f"({number}) {tool}" for number, tool in enumerate(tools.values(), start=1)]
+    lines.append(ARGS_NOTE)
+    names = tuple(tools)
+    return (
+        dspy.Signature({**task.input_fields}, "\n".join(lines))
+        .append("trajectory", dspy.InputField(), type_=str)
+        .append("next_thought", dspy.OutputField(), type_=str)
+        .append("next_tool_name", dspy.OutputField(), type_=Literal[names])
+        .append("next_tool_args", dspy.OutputField(), type_=dict[str, Any])
+    )
+
+
+class ToolProgram(dspy.Module):  # type: ignore[misc]
+    """The loop's predictors over ``tools`` (``finish`` added): ``react`` and ``extract``."""
+
+    def __init__(self, tools: Mapping[str, Callable[..., object]]) -> None:
+        super().__init__()
+        each = [fn if isinstance(fn, dspy.Tool) else dspy.Tool(fn) for fn in tools.values()]
+        wrapped = {tool.name: tool for tool in each}
+        wrapped["finish"] = finish_tool(_backticked(AnswerWithTools.output_fields))
+        self.tools = wrapped
+        self.react = dspy.Predict(react_signature(AnswerWithTools, wrapped))
+        self.extract = dspy.ChainOfThought(extract_signature())
+
+
 def _args(raw: Any) -> dict[str, Any]:
     return dict(raw) if isinstance(raw, Mapping) else {}
 
@@ -156,10 +223,9 @@ class ReactLoop:
         """``tools`` by name; what a call returns reaches the model as ``str(result)`` (a
         ``ToolResult`` renders its markdown or its error block)."""
         self.config = config
-        self.react = dspy.ReAct(AnswerWithTools, tools=list(tools.values()), max_iters=99)
-        self.react.extract = dspy.ChainOfThought(extract_signature())
+        self.program = ToolProgram(tools)
         if config.react_program is not None:
-            load_compiled(self.react, config.react_program)
+            load_compiled(self.program, config.react_program)
 
     def run(self, inputs: Mapping[str, Any], tracker: Any, first_step: int = 0) -> LoopOutcome:
         out = LoopOutcome()
@@ -187,7 +253,7 @@ class ReactLoop:
         step = TraceStep(step=first_step + len(out.steps), phase="react")
         out.steps.append(step)
         try:
-            pred = self._call(self.react.react, trajectory, inputs)
+            pred = self._call(self.program.react, trajectory, inputs)
         except Exception as exc:  # a reply the adapter cannot parse ends the loop
             raise_if_fatal(exc)
             step.error = f"{type(exc).__name__}: {exc}"[:500]
@@ -213,9 +279,9 @@ class ReactLoop:
         return step.tool != "finish" and observation != BUDGET_NOTE
 
     def _observe(self, step: TraceStep, out: LoopOutcome, idx: int) -> str:
-        tool = self.react.tools.get(step.tool or "")
+        tool = self.program.tools.get(step.tool or "")
         if tool is None:
-            names = ", ".join(self.react.tools)
+            names = ", ".join(self.program.tools)
             return f"Unknown tool {step.tool!r}; the tools are: {names}."
         if step.tool != "finish":
             if out.tool_calls >= self.config.max_tool_calls:
@@ -242,7 +308,7 @@ class ReactLoop:
         step = TraceStep(step=step_no, phase="extract")
         out.steps.append(step)
         try:
-            pred = self._call(self.react.extract, trajectory, inputs)
+            pred = self._call(self.program.extract, trajectory, inputs)
             out.answer = str(pred.answer)
             out.turn_ids = [str(t) for t in (pred.evidence_turn_ids or [])]
             step.thought = str(getattr(pred, "reasoning", "") or "")

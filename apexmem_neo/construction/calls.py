@@ -21,6 +21,7 @@ from dataclasses import dataclass, field
 from typing import Any, Generic, TypeVar
 
 import dspy
+from pydantic import TypeAdapter
 
 from apexmem_neo.llm import SchemaJSONAdapter
 from apexmem_neo.llm.failures import raise_if_fatal
@@ -42,10 +43,17 @@ class CompactJSONAdapter(SchemaJSONAdapter):
         if role == "user":
             text: str = super().format_field_with_value(fields_with_values, role)
             return text
-        from dspy.adapters.utils import serialize_for_json
-
         values = {field.name: value for field, value in fields_with_values.items()}
-        return json.dumps(serialize_for_json(values), ensure_ascii=False, separators=(",", ":"))
+        return json.dumps(_jsonable(values), ensure_ascii=False, separators=(",", ":"))
+
+
+def _jsonable(value: Any) -> Any:
+    """``value`` as plain JSON data, through pydantic (a nested value it cannot serialise
+    becomes its string; the whole value only when pydantic cannot handle it at all)."""
+    try:
+        return TypeAdapter(type(value)).dump_python(value, mode="json", fallback=str)
+    except Exception:
+        return str(value)
 
 
 @dataclass

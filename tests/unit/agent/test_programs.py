@@ -20,6 +20,7 @@ from apexmem_neo.agent.programs import (
     load_answer_program,
 )
 from apexmem_neo.agent.react_loop import ReactLoop
+from apexmem_neo.agent.signatures import AnswerWithTools
 from apexmem_neo.agent.toolset import Tool
 from apexmem_neo.cli.app import app
 from apexmem_neo.errors import ApexMemError
@@ -108,7 +109,7 @@ EXTRACT = {"reasoning": "r", "answer": "Sakura Sushi", "evidence_turn_ids": []}
 
 def save_react_program(tools: dict[str, Tool], path: Path) -> None:
     """A ReAct program over ``tools`` with one demo on its react step, saved at ``path``."""
-    react = ReactLoop(tools, AgentConfig(tools=tuple(tools))).react
+    react = ReactLoop(tools, AgentConfig(tools=tuple(tools))).program
     react.react.demos = [dspy.Example(
         question="demo question", trajectory="", next_thought="one query",
         next_tool_name="GraphQuery", next_tool_args={"query": "SELECT 'demo' AS answer"},
@@ -195,3 +196,22 @@ def test_apexmem_answer_program_reaches_the_agent(
         assert memory.agent_config.answer_program == str(path)
         agent = memory.agent(scope="default", lm=DummyLM([REPLY]))
         assert len(agent.program.predict.demos) == 2
+
+
+def test_the_loops_prompts_are_dspy_reacts(
+    store: SQLiteGraphStore, backend: SQLiteQueryBackend, searcher: HybridSearch
+) -> None:
+    """The loop builds its predictors itself; their words and fields stay those of
+    ``dspy.ReAct`` over the same tools, so answers do not change."""
+    tools = build_tools(store, backend, searcher)
+    ours = ReactLoop(tools, AgentConfig()).program
+    theirs = dspy.ReAct(AnswerWithTools, tools=list(tools.values()))
+    assert ours.react.signature.instructions == theirs.react.signature.instructions
+    assert list(ours.react.signature.fields) == list(theirs.react.signature.fields)
+    assert str(ours.react.signature.fields["next_tool_name"].annotation) == str(
+        theirs.react.signature.fields["next_tool_name"].annotation
+    )
+    assert list(ours.tools) == list(theirs.tools)
+    assert [name for name, _ in ours.named_predictors()] == [
+        name for name, _ in theirs.named_predictors()
+    ]

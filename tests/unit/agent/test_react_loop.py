@@ -140,7 +140,7 @@ def test_the_loop_goes_on_without_the_oldest_step_after_an_overflow() -> None:
     adapter = dspy.JSONAdapter()
     lm = DummyLM(answers, adapter=adapter)
     loop = ReactLoop({"lookup": lookup}, AgentConfig())
-    react = loop.react.react = OverflowOnce(loop.react.react)
+    react = loop.program.react = OverflowOnce(loop.program.react)
     with dspy.context(lm=lm, adapter=adapter):
         out = loop.run(INPUTS, NoTokens())
     assert react.overflows == 1 and len(lm.history) == 4
@@ -164,4 +164,4 @@ def test_the_answer_step_reads_the_question_after_the_trajectory() -> None:
     assert signature.instructions == AnswerWithTools.instructions
     assert set(signature.output_fields) == set(AnswerWithTools.output_fields)
     loop = ReactLoop({}, AgentConfig())
-    assert list(loop.react.extract.predict.signature.input_fields)[-1] == "question"
+    assert list(loop.program.extract.predict.signature.input_fields)[-1] == "question"
