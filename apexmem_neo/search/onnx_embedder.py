@@ -128,10 +128,12 @@ class OnnxEmbedder:
                 if not self._path.is_file():
                     export_onnx(self._layout, self._path)
                 whole = Tokenizer.from_file(str(self._layout.directory / "tokenizer.json"))
+                pad_id, pad_token = _padding(whole)
                 whole.no_padding()  # the file's fixed padding is not the model's window
                 whole.no_truncation()
                 window = Tokenizer.from_str(whole.to_str())
                 window.enable_truncation(self._layout.max_seq_length)
+                window.enable_padding(pad_id=pad_id, pad_token=pad_token)  # to the longest
                 self._whole, self._tokenizer = whole, window
                 options = onnxruntime.SessionOptions()
                 options.log_severity_level = 3  # errors only: a command prints its own output
@@ -163,13 +165,8 @@ class OnnxEmbedder:
     def _embed_batch(self, texts: list[str]) -> np.ndarray:
         session, tokenizer = self._load()
         encodings = tokenizer.encode_batch(texts)
-        width = max(len(e.ids) for e in encodings)
-        pad_id = _pad_id(tokenizer)
-        ids = np.full((len(texts), width), pad_id, dtype=np.int64)
-        mask = np.zeros((len(texts), width), dtype=np.int64)
-        for row, encoding in enumerate(encodings):
-            ids[row, : len(encoding.ids)] = encoding.ids
-            mask[row, : len(encoding.ids)] = 1
+        ids = np.array([e.ids for e in encodings], dtype=np.int64)
+        mask = np.array([e.attention_mask for e in encodings], dtype=np.int64)
         feeds = {"input_ids": ids, "attention_mask": mask}
         if "token_type_ids" in self._inputs:
             feeds["token_type_ids"] = np.zeros_like(ids)
@@ -177,13 +174,16 @@ class OnnxEmbedder:
         return _pool(hidden, mask, self._layout.pooling)
 
 
-def _pad_id(tokenizer: Any) -> int:
-    """The id of the model's padding token: some models (MPNet) derive positions from it."""
+def _padding(tokenizer: Any) -> tuple[int, str]:
+    """The model's padding token and its id, as its tokenizer file sets them (else a usual
+    name): some models (MPNet) derive positions from it, so it must be the model's own."""
+    if tokenizer.padding:
+        return int(tokenizer.padding["pad_id"]), str(tokenizer.padding["pad_token"])
     for token in ("<pad>", "[PAD]"):
         found = tokenizer.token_to_id(token)
         if found is not None:
-            return int(found)
-    return 0
+            return int(found), token
+    return 0, "[PAD]"
 
 
 def _pool(hidden: np.ndarray, mask: np.ndarray, pooling: str) -> np.ndarray:
