@@ -38,6 +38,14 @@ JSON_OBJECT: dict[str, str] = {"type": "json_object"}
 ResponseFormat = type[pydantic.BaseModel] | dict[str, str]
 """An output model (sent as a strict ``json_schema``) or a plain format such as ``json_object``."""
 
+# An adapter call's parts, as dspy.Adapter's __call__, format and parse take and return them.
+LMKwargs = dict[str, Any]
+SignatureClass = type[dspy.Signature]
+Demos = list[dict[str, Any]]
+Inputs = dict[str, Any]
+Messages = list[dict[str, Any]]
+Outputs = list[dict[str, Any]]  # the parsed replies, one per generation
+
 OUTPUT_MODEL_NAME = "DSPyProgramOutputs"
 """The output model's name (the ``json_schema`` name the server sees), as DSPy names it."""
 
@@ -79,17 +87,15 @@ class SchemaJSONAdapter(dspy.JSONAdapter):  # type: ignore[misc]
     """A JSONAdapter that always sends ``response_format``, whatever the model metadata says.
 
     Use it for servers known to honour OpenAI's ``json_schema`` response format but whose
-    model id DSPy cannot look up. Tool-call fields keep JSONAdapter's rules.
+    model id DSPy cannot look up. Formatting and parsing are JSONAdapter's (tool-call fields
+    keep its rules), so subclasses still tune them through JSONAdapter's methods.
 
-    ``__call__`` and ``acall`` set ``lm_kwargs["response_format"]`` and then run
-    ``dspy.ChatAdapter``'s pipeline (format, call the LM, parse) directly, one step past
-    ``JSONAdapter``'s own ``__call__``/``acall``. Those only choose a response format from the
-    LM's capabilities before deferring to ChatAdapter, and that choice would replace ours for
-    any LM that lists ``response_format`` (with ``json_object``, or with a schema without the
-    length caps); for one that does not, it leaves ours alone. DSPy offers no public hook to
-    supply the format, so skipping that step is the one public way to be sure ours is what is
-    sent. Formatting and parsing stay JSONAdapter's, and since this is still a JSONAdapter,
-    ChatAdapter never falls back to another adapter on a parse error.
+    The call is not JSONAdapter's: that one chooses a response format from the LM's
+    capabilities, which would replace ours for any LM that lists ``response_format`` (with
+    ``json_object``, or with a schema without the length caps). ``__call__`` and ``acall``
+    set ours and run ``dspy.Adapter``'s pipeline through ``FormattedBy``, an adapter that
+    formats and parses with this one. Like JSONAdapter, it never falls back to another adapter
+    on a parse error.
     """
 
     def response_format(self, signature: type[dspy.Signature]) -> ResponseFormat:
@@ -97,32 +103,40 @@ class SchemaJSONAdapter(dspy.JSONAdapter):  # type: ignore[misc]
         return response_format(signature, self.use_native_function_calling)
 
     def __call__(
-        self,
-        lm: Any,
-        lm_kwargs: dict[str, Any],
-        signature: type[dspy.Signature],
-        demos: list[dict[str, Any]],
-        inputs: dict[str, Any],
-    ) -> list[dict[str, Any]]:
+        self, lm: Any, lm_kwargs: LMKwargs, signature: SignatureClass, demos: Demos, inputs: Inputs
+    ) -> Outputs:
         lm_kwargs["response_format"] = self.response_format(signature)
-        result: list[dict[str, Any]] = super(dspy.JSONAdapter, self).__call__(
-            lm, lm_kwargs, signature, demos, inputs
-        )
-        return result
+        outputs: Outputs = FormattedBy(self)(lm, lm_kwargs, signature, demos, inputs)
+        return outputs
 
     async def acall(
-        self,
-        lm: Any,
-        lm_kwargs: dict[str, Any],
-        signature: type[dspy.Signature],
-        demos: list[dict[str, Any]],
-        inputs: dict[str, Any],
-    ) -> list[dict[str, Any]]:
+        self, lm: Any, lm_kwargs: LMKwargs, signature: SignatureClass, demos: Demos, inputs: Inputs
+    ) -> Outputs:
         lm_kwargs["response_format"] = self.response_format(signature)
-        result: list[dict[str, Any]] = await super(dspy.JSONAdapter, self).acall(
-            lm, lm_kwargs, signature, demos, inputs
+        outputs: Outputs = await FormattedBy(self).acall(lm, lm_kwargs, signature, demos, inputs)
+        return outputs
+
+
+class FormattedBy(dspy.Adapter):  # type: ignore[misc]
+    """``dspy.Adapter``'s own call (prepare native features, format, call the LM, parse) with
+    another adapter's ``format`` and ``parse``, so that adapter's response format is the one
+    the LM receives. It takes the other adapter's native-feature settings as well."""
+
+    def __init__(self, adapter: dspy.Adapter) -> None:
+        super().__init__(
+            use_native_function_calling=adapter.use_native_function_calling,
+            native_response_types=adapter.native_response_types,
+            parallel_tool_calls=adapter.parallel_tool_calls,
         )
-        return result
+        self.adapter = adapter
+
+    def format(self, signature: SignatureClass, demos: Demos, inputs: Inputs) -> Messages:
+        messages: Messages = self.adapter.format(signature, demos, inputs)
+        return messages
+
+    def parse(self, signature: SignatureClass, completion: str) -> dict[str, Any]:
+        fields: dict[str, Any] = self.adapter.parse(signature, completion)
+        return fields
 
 
 def response_format(
