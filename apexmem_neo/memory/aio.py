@@ -15,8 +15,8 @@ from pathlib import Path
 from types import TracebackType
 from typing import Any, Concatenate, ParamSpec, Self, TypeVar, Unpack
 
-from apexmem_neo.agent import AgentConfig, MemoryAgent
-from apexmem_neo.memory.config import MemoryConfig, MemoryOptions
+from apexmem_neo.agent import MemoryAgent
+from apexmem_neo.memory.config import MemoryConfig, MemoryOptions, SettingsChoices
 from apexmem_neo.memory.core import Memory
 from apexmem_neo.query.backend import Language
 from apexmem_neo.settings import Settings
@@ -80,24 +80,13 @@ class AsyncMemory:
 
     @classmethod
     async def from_settings(
-        cls,
-        settings: Settings | None = None,
-        *,
-        store: str | None = None,
-        db: str | Path | None = None,
-        index_name: str | None = None,
-        create: bool = True,
-        agent_config: AgentConfig | None = None,
-        with_lm: bool = True,
+        cls, settings: Settings | None = None, **choices: Unpack[SettingsChoices]
     ) -> Self:
         """``Memory.from_settings`` in a worker thread."""
-        opened = functools.partial(
-            Memory.from_settings, store=store, db=db, index_name=index_name, create=create,
-            agent_config=agent_config, with_lm=with_lm,
-        )  # fmt: skip
-        return cls(await _run(opened, settings))
+        return cls(await _run(Memory.from_settings, settings, **choices))
 
     add = _in_thread(Memory.add)
+    reserve_turns = _in_thread(Memory.reserve_turns)
     ingest_file = _in_thread(Memory.ingest_file)
     ingest_turns = _in_thread(Memory.ingest_turns)
     index = _in_thread(Memory.index)

@@ -170,6 +170,19 @@ class MemoryOptions(TypedDict, total=False):
     max_turn_chars: int
 
 
+class SettingsChoices(TypedDict, total=False):
+    """The keywords of ``Memory.from_settings`` over what the settings say: the store, its
+    file, the search namespace, whether a missing file is made, the agent's config, and
+    whether to load the LM (``open_from_settings`` takes them and their defaults)."""
+
+    store: str | None
+    db: str | Path | None
+    index_name: str | None
+    create: bool
+    agent_config: AgentConfig | None
+    with_lm: bool
+
+
 def memory_config(config: MemoryConfig | None, options: Mapping[str, Any]) -> MemoryConfig:
     """``config`` (the defaults if None) with the keyword ``options`` of a factory over it."""
     return (config or MemoryConfig()).with_options(options)

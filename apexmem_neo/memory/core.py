@@ -48,12 +48,18 @@ from apexmem_neo.construction.pipeline import (
 )
 from apexmem_neo.errors import NoLanguageModelError as NoLanguageModelError
 from apexmem_neo.errors import NoSearchIndexError as NoSearchIndexError
-from apexmem_neo.memory.config import MemoryConfig, MemoryOptions, memory_config
+from apexmem_neo.memory.config import (
+    MemoryConfig,
+    MemoryOptions,
+    SettingsChoices,
+    memory_config,
+)
 from apexmem_neo.memory.forget import ForgetResult, erasure_target, forget
 from apexmem_neo.memory.listing import Listings, checked_filter, empty_scope_hint
 from apexmem_neo.memory.messages import (
     DEFAULT_SESSION,
     Message,
+    Said,
     check_max_turn_chars,
     check_scope,
     new_turns,
@@ -170,15 +176,7 @@ class Memory(Listings):
 
     @classmethod
     def from_settings(
-        cls,
-        settings: Settings | None = None,
-        *,
-        store: str | None = None,
-        db: str | Path | None = None,
-        index_name: str | None = None,
-        create: bool = True,
-        agent_config: AgentConfig | None = None,
-        with_lm: bool = True,
+        cls, settings: Settings | None = None, **choices: Unpack[SettingsChoices]
     ) -> Memory:
         """The memory ``settings`` (the environment's by default: APEXMEM_STORE, NEO4J_URI,
         APEXMEM_LM...) describe, through ``MemoryConfig.from_settings``; the keywords override
@@ -187,10 +185,7 @@ class Memory(Listings):
         reads that never ask one (listings, queries, search, export)."""
         from apexmem_neo.memory.build import open_from_settings
 
-        return open_from_settings(
-            cls, settings, store=store, db=db, index_name=index_name, create=create,
-            agent_config=agent_config, with_lm=with_lm,
-        )  # fmt: skip
+        return open_from_settings(cls, settings, **choices)
 
     def close(self) -> None:
         if self._closed:
@@ -239,13 +234,35 @@ class Memory(Listings):
         check_scope(scope)
         name = session or DEFAULT_SESSION
         read = read_messages(messages, at, self.max_turn_chars, name)
-        seq = ids.session_number(name)
         with self._write_lock:
-            count = new_turns(read)
-            session_id = ids.session_id(scope, seq)
-            first = self.store.reserve_turn_seqs(session_id, count) if count else 0
-            turns = number_turns(read, scope, name, seq, first)
+            turns = self._number(read, scope, name)
             return self._store_turns(turns, scope, extract, source=f"add:{scope}:{name}")
+
+    def reserve_turns(
+        self,
+        messages: Sequence[Message] | Message,
+        *,
+        scope: str,
+        session: str | None = None,
+        at: TimeLike | None = None,
+    ) -> list[TurnInput]:
+        """The messages checked and numbered as ``add`` numbers them, their turn numbers
+        reserved in the store, but nothing stored: ``add`` stores these turns later, and
+        adding them again stores no second copy (a turn's id hashes its session, number and
+        text). For work that may run twice, such as a server's ingest job."""
+        check_scope(scope)
+        name = session or DEFAULT_SESSION
+        read = read_messages(messages, at, self.max_turn_chars, name)
+        with self._write_lock:
+            return self._number(read, scope, name)
+
+    def _number(self, read: Sequence[Said | TurnInput], scope: str, name: str) -> list[TurnInput]:
+        """``read`` as turns of session ``name``, numbered from the session's next free
+        numbers (reserved in the store, so two writers never share one)."""
+        seq = ids.session_number(name)
+        count = new_turns(read)
+        first = self.store.reserve_turn_seqs(ids.session_id(scope, seq), count) if count else 0
+        return number_turns(read, scope, name, seq, first)
 
     def ingest_file(
         self,

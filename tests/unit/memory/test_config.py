@@ -5,6 +5,7 @@ sight."""
 from __future__ import annotations
 
 import asyncio
+import inspect
 import json
 from pathlib import Path
 from typing import Any
@@ -17,6 +18,7 @@ from apexmem_neo import AsyncMemory, Memory, MemoryConfig
 from apexmem_neo.cli.app import app
 from apexmem_neo.errors import InvalidInputError
 from apexmem_neo.memory import MemoryOptions
+from apexmem_neo.memory.config import SettingsChoices
 from apexmem_neo.settings import LOCAL_LM, LOCAL_LM_API_BASE, Settings
 from apexmem_neo.testing import HashingEmbedder
 
@@ -26,6 +28,14 @@ ES_SECRET = "es-secret-9012"
 
 def test_the_keyword_options_are_the_config_fields() -> None:
     assert set(MemoryOptions.__annotations__) == set(MemoryConfig.model_fields)
+
+
+def test_the_settings_choices_are_the_keywords_open_from_settings_takes() -> None:
+    from apexmem_neo.memory.build import open_from_settings
+
+    keywords = inspect.signature(open_from_settings).parameters.values()
+    names = {p.name for p in keywords if p.kind is inspect.Parameter.KEYWORD_ONLY}
+    assert set(SettingsChoices.__annotations__) == names
 
 
 def test_the_defaults_are_the_local_model_and_the_stores_own_search() -> None:
