@@ -12,7 +12,7 @@ import json
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Annotated, Any, Final, Protocol
 
-from pydantic import Field
+from pydantic import BaseModel, Field
 
 if TYPE_CHECKING:
     from apexmem_neo.memory.core import Memory
@@ -54,10 +54,17 @@ def add_listing_tools(server: Any, memory: Memory, default: str, add: AddTool) -
     def scopes() -> str:
         return json.dumps({"scopes": memory.scopes()})
 
-    def sessions(
-        after: AfterArg = None, limit: LimitArg = PAGE_LIMIT, scope: ScopeArg = default
-    ) -> str:
-        return memory.sessions(scope, after=after, limit=limit).model_dump_json()
+    def unfiltered(read: Callable[..., BaseModel]) -> Callable[..., str]:
+        """A tool listing one kind of the scope's rows with no filter: ``read`` is the
+        ``Memory`` listing method."""
+
+        def listing(
+            after: AfterArg = None, limit: LimitArg = PAGE_LIMIT, scope: ScopeArg = default
+        ) -> str:
+            return read(scope, after=after, limit=limit).model_dump_json()
+
+        listing.__name__ = read.__name__  # MCP names the tool's input schema after it
+        return listing
 
     def turns(
         session: str | None = None,
@@ -68,11 +75,6 @@ def add_listing_tools(server: Any, memory: Memory, default: str, add: AddTool) -
     ) -> str:
         found = memory.turns(scope, session=session, metadata=metadata, after=after, limit=limit)
         return found.model_dump_json()
-
-    def entities(
-        after: AfterArg = None, limit: LimitArg = PAGE_LIMIT, scope: ScopeArg = default
-    ) -> str:
-        return memory.entities(scope, after=after, limit=limit).model_dump_json()
 
     def facts(
         entity: str | None = None,
@@ -85,34 +87,22 @@ def add_listing_tools(server: Any, memory: Memory, default: str, add: AddTool) -
         return found.model_dump_json()
 
     add(server, scopes, "Scopes", "The scopes (users or agents) that hold anything, as JSON.", True)
-    add(
-        server,
-        sessions,
-        "Sessions",
-        "The scope's conversation sessions, a page at a time." + PAGED,
-        True,
-    )
-    add(
-        server,
-        turns,
-        "Turns",
-        "The scope's turns in conversation order, or one session's (session: its name as "
-        "ingested, or its id), or only those whose metadata holds every key of metadata "
-        "with an equal value, a page at a time." + PAGED,
-        True,
-    )
-    add(
-        server,
-        entities,
-        "Entities",
-        "The scope's entities by name, a page at a time." + PAGED,
-        True,
-    )
-    add(
-        server,
-        facts,
-        "Facts",
-        "The scope's facts, each entity's and property's oldest first; entity (name or id) "
-        "and property (any spelling) narrow them, a page at a time." + PAGED,
-        True,
-    )
+    paged: list[tuple[Callable[..., str], str, str]] = [
+        (unfiltered(memory.sessions), "Sessions", "The scope's conversation sessions"),
+        (
+            turns,
+            "Turns",
+            "The scope's turns in conversation order, or one session's (session: its name as "
+            "ingested, or its id), or only those whose metadata holds every key of metadata "
+            "with an equal value",
+        ),
+        (unfiltered(memory.entities), "Entities", "The scope's entities by name"),
+        (
+            facts,
+            "Facts",
+            "The scope's facts, each entity's and property's oldest first; entity (name or id) "
+            "and property (any spelling) narrow them",
+        ),
+    ]
+    for tool, name, doc in paged:
+        add(server, tool, name, f"{doc}, a page at a time.{PAGED}", True)
