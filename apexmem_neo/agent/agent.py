@@ -32,7 +32,14 @@ from typing import Any
 import dspy
 from dspy.utils.callback import BaseCallback
 
-from apexmem_neo.agent.context import NOTHING, Prefetched, prefetch, quote_turns, schema_link
+from apexmem_neo.agent.context import (
+    NOTHING,
+    Prefetched,
+    became_date,
+    prefetch,
+    quote_turns,
+    schema_link,
+)
 from apexmem_neo.agent.dated_answers import evidence_date
 from apexmem_neo.agent.models import AgentConfig, AgentResult, Mode, TraceStep, check_mode
 from apexmem_neo.agent.programs import load_answer_program
@@ -165,13 +172,17 @@ class MemoryAgent:
 
     @staticmethod
     def _date_from_evidence(result: AgentResult, cited: list[str], found: Prefetched) -> None:
-        """A when-question's answer dated by the turn it cites (see ``dated_answers``); the
+        """A when-question's answer dated by the turn it cites (see ``dated_answers``) or, when
+        it named a value instead of a date, by the computed line of when that value began; the
         model's own answer stays in the fast step's trace."""
         if result.mode != "fast" or not result.trace:
             return
         dated = evidence_date(result.question, result.answer, cited, found.dates, found.text)
+        source = "its cited turn"
+        if dated is None:
+            dated, source = became_date(result.question, result.answer, found.text), "memory"
         if dated is not None and dated != result.answer:
-            result.trace[-1].thought = f"answered {result.answer!r}; its cited turn dates it"
+            result.trace[-1].thought = f"answered {result.answer!r}; {source} dates it"
             result.answer = dated
 
     def _fast(

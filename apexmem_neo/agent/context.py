@@ -14,24 +14,34 @@ prompt tokens each. How the question is read (what it asks, which property it is
 from __future__ import annotations
 
 import logging
+import re
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, Final
 
 from apexmem_neo.agent.dated_answers import TurnDates
 from apexmem_neo.agent.models import AgentConfig, EvidenceItem
 from apexmem_neo.agent.question import (
+    asks_about_changes,
     asks_about_states,
     asks_before,
+    asks_when,
     mentions_when,
     most_relevant,
+    named_views,
     names_value,
     rank_properties,
     shared_terms,
     terms,
     without_person_names,
 )
-from apexmem_neo.agent.timewords import QuestionTime, said_times, spoken_date, with_said_dates
+from apexmem_neo.agent.timewords import (
+    QuestionTime,
+    question_times,
+    said_times,
+    spoken_date,
+    with_said_dates,
+)
 from apexmem_neo.ontology import value_text
 from apexmem_neo.query.backend import QueryBackend, QueryLimits
 from apexmem_neo.search.protocol import SearchError
@@ -178,11 +188,7 @@ def computed_for_question(
         return []
     name = f"{view.entity.name}'s {prop}"
     history = _history(view, prop)
-    lines: list[str] = []
-    for t in times:
-        for day in dict.fromkeys((t.start, t.end)):
-            held = latest_holding(history, f"{day}T23:59:59")
-            lines.append(f"{name} on {day}: {_value(held.value) if held else 'nothing recorded'}")
+    lines = [line for t in times for line in held_lines(name, history, t)]
     changes = compute_changes(history)
     when = mentions_when(question)
     if asks_before(question):
@@ -193,18 +199,75 @@ def computed_for_question(
                     f"(until {change.changed_at[:10]})"
                 )
     if when:  # "when did X become Y": the date each mentioned value began
-        previous = None
-        for fact in history:
-            if fact.value_json != previous and names_value(question, fact.value):
-                lines.append(f"{name} became {_value(fact.value)} on {fact.t_from[:10]}")
-            previous = fact.value_json
+        lines += became_lines(name, history, question)
     if not lines and history and not when:  # nothing asked about the past
         lines.append(f"{name} now: {_value(history[-1].value)} (since {history[-1].t_from[:10]})")
-    said = "; ".join(
-        f"on {c.changed_at[:10]} from {_value(c.old_value)} to {_value(c.new_value)}"
-        for c in changes[-3:]
-    )
-    lines.append(f"{name} changed {len(changes)} time(s)" + (f": {said}" if said else ""))
+    if asks_about_changes(question) or not lines:
+        said = "; ".join(
+            f"on {c.changed_at[:10]} from {_value(c.old_value)} to {_value(c.new_value)}"
+            for c in changes[-3:]
+        )
+        lines.append(f"{name} changed {len(changes)} time(s)" + (f": {said}" if said else ""))
+    return lines
+
+
+def held_lines(name: str, history: Sequence[Any], time: QuestionTime) -> list[str]:
+    """What held at the time the question names: one line when the same value held from its
+    first day to its last ("Bruno's car in November 2024 (2024-11-01 to 2024-11-30): Honda
+    Civic"), else the value on each of the two days."""
+    held = {
+        day: latest_holding(history, f"{day}T23:59:59")
+        for day in dict.fromkeys((time.start, time.end))
+    }
+    values = {_value(f.value) if f else "nothing recorded" for f in held.values()}
+    if len(values) == 1:
+        span = time.start if time.start == time.end else f"{time.start} to {time.end}"
+        said = f"on {span}" if time.expression == span else f"{time.expression} ({span})"
+        return [f"{name} {said}: {values.pop()}"]
+    return [
+        f"{name} on {day}: {_value(f.value) if f else 'nothing recorded'}"
+        for day, f in held.items()
+    ]
+
+
+def became_lines(name: str, history: Sequence[Any], question: str) -> list[str]:
+    """The day each value of ``history`` that the question names began ("Alice's lives_in
+    became Tucson on 2024-05-30"): the answer to "when did she move to Tucson"."""
+    lines, previous = [], None
+    for fact in history:
+        if fact.value_json != previous and names_value(question, fact.value):
+            lines.append(f"{name} became {_value(fact.value)} on {fact.t_from[:10]}")
+        previous = fact.value_json
+    return lines
+
+
+BECAME_LINE: Final = re.compile(
+    r"^- .+?'s \w+ became (?P<value>.+) on (?P<day>\d{4}-\d{2}-\d{2})$", re.M
+)
+"""A ``became_lines`` line as the context shows it."""
+
+
+def became_date(question: str, answer: str, context: str) -> str | None:
+    """The day a when-question's answer means when the model answered with the value the
+    question names instead of a date ("Tucson" to "when did she move to Tucson"): the day
+    the context's computed line says that value began. None when the answer holds a date or
+    names no such value."""
+    if not asks_when(question) or question_times(answer, None):
+        return None
+    for line in BECAME_LINE.finditer(context):
+        if names_value(answer, line["value"]):
+            return spoken_date(line["day"])
+    return None
+
+
+def named_value_lines(view: EntityView, question: str) -> list[str]:
+    """For a when-question that asks about no state over time: the ``became_lines`` of the
+    state properties whose values it names, and nothing else (a "changed" line beside them
+    made the small model answer a value)."""
+    lines: list[str] = []
+    for prop in sorted(state_properties(view)):
+        name = f"{view.entity.name}'s {prop}"
+        lines += became_lines(name, _history(view, prop), question)
     return lines
 
 
@@ -336,7 +399,10 @@ def computed_lines(
         log.warning("prefetch shows no entities: %s: %s", type(exc).__name__, exc)
         return [], []
     topic = without_person_names(question, views)
-    computed = [line for v in views for line in computed_for_question(v, topic, times)]
+    asked = named_views(question, views)
+    if not asks_about_states(question, times):
+        return [line for v in asked for line in named_value_lines(v, topic)], views
+    computed = [line for v in asked for line in computed_for_question(v, topic, times)]
     return computed + dated_matches(views, topic, labels), views
 
 
@@ -395,7 +461,7 @@ def transcript_context(
     labels = TurnLabels()
     dates: dict[str, TurnDates] = {}
     parts: list[str] = []
-    if config.prefetch_entities and asks_about_states(question, times):
+    if config.prefetch_entities and (asks_about_states(question, times) or mentions_when(question)):
         computed, _ = computed_lines(store, question, searcher, config, times, labels)
         if computed:
             parts.append("Computed for this question:\n" + "\n".join(f"- {c}" for c in computed))

@@ -14,6 +14,7 @@ from collections.abc import Sequence
 from typing import Any, Final
 
 from apexmem_neo.agent.timewords import QuestionTime
+from apexmem_neo.ontology.lexicon import common_property
 from apexmem_neo.search.text import analyze
 from apexmem_neo.tools.entity_lookup import EntityView
 
@@ -61,6 +62,19 @@ def asks_about_states(question: str, times: Sequence[QuestionTime]) -> bool:
     return bool(times) or not STATE_TIME_WORDS.isdisjoint(_WORDS.findall(question.lower()))
 
 
+CHANGE_WORDS: Final = frozenset(
+    {"change", "changed", "often", "time", "many"}
+)  # as words() spells them
+"""Words of a question that asks how a state changed ("how many times did she move")."""
+
+
+def asks_about_changes(question: str) -> bool:
+    """Whether the question asks how often or how a state changed; other questions get no
+    "changed N times" line, which made the small model answer the latest value to as-of
+    and now questions."""
+    return bool(words(question) & CHANGE_WORDS)
+
+
 def asks_before(question: str) -> bool:
     """Whether the question asks what held before something ("before", "prior", ...)."""
     return bool(words(question) & BEFORE_WORDS)
@@ -82,15 +96,37 @@ def names_value(question: str, value: Any) -> bool:
     return bool(named) and named <= words(question)
 
 
+def name_match(asked: set[str], prop: str) -> int:
+    """How many of the ``asked`` terms a property's name holds, or, for a common property,
+    one of its synonyms holds whole ("employer" is also "works at": "where does she work"
+    finds it). A synonym counts only whole, so "go to restaurant" does not make every
+    question with "go" about restaurants."""
+    own = len(asked & terms(prop))
+    common = common_property(prop)
+    synonyms = () if common is None else (common.name, *common.aliases)
+    whole = (len(t) for t in map(terms, synonyms) if t and t <= asked)
+    return max([own, *whole])
+
+
+NAME_WEIGHT: Final = 10
+"""A question term in a property's name counts more than any number of terms in its values:
+"what was her hobby in August" is about ``hobby``, not the ``car`` whose value is a date."""
+
+
 def property_relevance(view: EntityView, question: str) -> dict[str, int]:
-    """Per property of the entity, the most question terms one of its facts holds (in the
-    property's name or value)."""
-    asked = terms(question)
-    scores: dict[str, int] = {}
+    """Per property of the entity, how much the question is about it: the question terms
+    its name stands for (``name_match``), weighted by ``NAME_WEIGHT``, plus the most
+    question terms one of its values holds. Numbers are left out: a year in the question
+    names a time, not a property."""
+    asked = {t for t in terms(question) if not t.isdigit()}
+    in_values: dict[str, int] = {}
     for fact in view.facts:
-        text = f"{fact.property} {fact.value}"
-        scores[fact.property] = max(scores.get(fact.property, 0), shared_terms(asked, text))
-    return scores
+        in_value = shared_terms(asked, str(fact.value))
+        in_values[fact.property] = max(in_values.get(fact.property, 0), in_value)
+    return {
+        prop: NAME_WEIGHT * name_match(asked, prop) + in_value
+        for prop, in_value in in_values.items()
+    }
 
 
 def by_score(scores: dict[str, int]) -> list[str]:
@@ -120,3 +156,17 @@ def without_person_names(question: str, views: Sequence[EntityView]) -> str:
     persons = [v.entity.name for v in views if v.entity.entity_type.value == "Person"]
     names = {w for name in persons for w in words(name)}
     return " ".join(w for w in _WORDS.findall(question.lower()) if words(w).isdisjoint(names))
+
+
+def named_views(question: str, views: Sequence[EntityView]) -> list[EntityView]:
+    """The views of the entities the question names (their first name, or every word of an
+    alias), or all of them when it names none: a question about Olga is not answered with
+    the timeline of the speaker who mentioned her."""
+    asked = words(question)
+    named = [v for v in views if any(_names(asked, n) for n in (v.entity.name, *v.entity.aliases))]
+    return named or list(views)
+
+
+def _names(asked: set[str], name: str) -> bool:
+    first = name.split()[:1]
+    return bool(first) and (words(first[0]) <= asked or words(name) <= asked)

@@ -8,8 +8,8 @@ the local model to answer a past date's question with the value that holds now. 
 is resolved as reads resolve names (``apexmem_neo.tools.names``: id, exact name, alias,
 loose name, first name, close spelling),
 then each of its word n-grams the same way; a query naming no entity answers with the
-nearest known names, never with another entity's facts. ``find_candidates`` (search hits,
-then exact names) serves the agent's prefetch, which gathers context for a whole question.
+nearest known names, never with another entity's facts. ``find_candidates`` (exact names,
+then search hits) serves the agent's prefetch, which gathers context for a whole question.
 """
 
 from __future__ import annotations
@@ -94,21 +94,17 @@ def name_candidates(query: str, max_words: int = 3) -> list[str]:
 def find_candidates(
     store: GraphStore, query: str, k: int, searcher: Searcher | None = None
 ) -> list[Entity]:
-    """Up to ``k`` entities: search hits first (when a searcher is given), then name matches."""
-    ids: list[str] = []
-    if searcher is not None and query.strip():
-        hits = searcher.search(query, k=max(k, 5)).entities
-        ids += [h.graph_id for h in hits]
+    """Up to ``k`` entities: those the query names exactly first (a question about Olga is
+    about Olga, however well the speaker she was mentioned by matches), then search hits
+    (when a searcher is given)."""
     found: dict[str, Entity] = {}
-    for entity_id in ids:
-        entity = store.get_entity(entity_id)
-        if entity is not None:
-            found.setdefault(entity.entity_id, entity)
     for name in name_candidates(query):
-        if len(found) >= k:
-            break
         for entity in store.find_entities(name):
             found.setdefault(entity.entity_id, entity)
+    if searcher is not None and query.strip() and len(found) < k:
+        for hit in searcher.search(query, k=max(k, 5)).entities:
+            if (hit_entity := store.get_entity(hit.graph_id)) is not None:
+                found.setdefault(hit_entity.entity_id, hit_entity)
     return list(found.values())[:k]
 
 

@@ -3,6 +3,9 @@
 ``context_cases`` builds every case's context in each style; the expected outputs were
 recorded from the code before the question rules left ``agent/context.py`` (issue 49), so a
 refactor that changes one character of what the model reads fails ``test_context_unchanged``.
+A change made on purpose re-records them (issue 48: computed lines only for the persons a
+question names, no "changed" line unless it asks about changes, and "became" lines for a
+when-question that names a value), with the diff read case by case.
 """
 
 from __future__ import annotations

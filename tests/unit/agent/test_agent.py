@@ -64,7 +64,7 @@ def test_prefetched_context_reaches_the_model(
     prompt = str(dummy.history[-1]["messages"])
     assert re.search(r"\[T\d+\] 20 March 2024 Alice: I have a new favourite", prompt)
     assert "last Saturday (13 January 2024)" in prompt
-    assert "changed 1 time(s): on 2024-03-20 from Italian Garden to Sakura Sushi" in prompt
+    assert "favourite_restaurant now: Sakura Sushi (since 2024-03-20)" in prompt
     assert TURN_2 not in prompt  # the long id is shown as a short label
 
 

@@ -7,6 +7,7 @@ from elasticsearch import Elasticsearch
 
 from apexmem_neo.agent.context import (
     TurnLabels,
+    became_date,
     compact_entity,
     computed_for_question,
     dated_matches,
@@ -117,6 +118,33 @@ def test_computed_lines_answer_as_of_before_and_count(store: SQLiteGraphStore) -
     became = computed_for_question(view, "When did Sakura Sushi become her favourite?", [])
     assert became[0] == "Alice's favourite_restaurant became Sakura Sushi on 2024-03-20"
     assert computed_for_question(view, "What is the weather?", []) == []  # nothing relevant
+
+
+def test_a_span_that_held_one_value_gets_one_line(store: SQLiteGraphStore) -> None:
+    view = _view(store)
+    february = [QuestionTime("in February 2024", "2024-02-01", "2024-02-29")]
+    lines = computed_for_question(view, "Her favourite restaurant in February 2024?", february)
+    assert lines == [
+        "Alice's favourite_restaurant in February 2024 (2024-02-01 to 2024-02-29): Italian Garden"
+    ]  # and no "changed" line: the question asks about no change
+    march = [QuestionTime("in March 2024", "2024-03-01", "2024-03-31")]
+    lines = computed_for_question(view, "Her favourite restaurant in March 2024?", march)
+    assert lines == [
+        "Alice's favourite_restaurant on 2024-03-01: Italian Garden",
+        "Alice's favourite_restaurant on 2024-03-31: Sakura Sushi",
+    ]
+
+
+def test_a_when_answer_that_names_the_value_gets_the_day_it_began() -> None:
+    context = (
+        "Computed for this question:\n- Alice's lives_in became Tucson on 2024-05-30\n\n"
+        "Turns, oldest first:\n[T1] 30 May 2024 Alice: it's Tucson, not Omaha."
+    )
+    question = "When did Alice move to Tucson?"
+    assert became_date(question, "Tucson", context) == "30 May 2024"
+    assert became_date(question, "30 May 2024", context) is None  # a date is kept
+    assert became_date(question, "Omaha", context) is None  # no line for that value
+    assert became_date("Where does Alice live?", "Tucson", context) is None  # not a when
 
 
 def test_prefetched_turns_are_listed_in_time_order(store: SQLiteGraphStore) -> None:

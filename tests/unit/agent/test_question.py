@@ -5,12 +5,15 @@ from __future__ import annotations
 from typing import Any
 
 from apexmem_neo.agent.question import (
+    NAME_WEIGHT,
+    asks_about_changes,
     asks_about_states,
     asks_before,
     asks_when,
     by_score,
     mentions_when,
     most_relevant,
+    named_views,
     names_value,
     property_relevance,
     rank_properties,
@@ -105,7 +108,7 @@ def test_a_question_names_a_value_when_it_holds_all_its_words() -> None:
 
 def test_property_relevance_counts_the_question_terms_of_the_best_fact() -> None:
     scores = property_relevance(OTTO, "Which town was Otto's home town before Porto?")
-    assert scores == {"home_town": 3, "hobby": 0, "book_notes": 0}
+    assert scores == {"home_town": 2 * NAME_WEIGHT + 1, "hobby": 0, "book_notes": 0}
     assert property_relevance(OTTO, "What novel was he reading?")["book_notes"] == 2
 
 
@@ -132,3 +135,43 @@ def test_person_names_leave_the_question() -> None:
         "when did s sister visit lisbon"
     )  # a place keeps its name; a person's possessive s is left alone
     assert without_person_names("Where is Otto?", []) == "where is otto"
+
+
+GRACE = _view(
+    "Grace Hopper",
+    "Person",
+    ("employer", "Acme"),
+    ("lives_in", "Tulsa"),
+    ("car", "2024-11-30"),  # a bad value that only a year of the question would match
+    ("hobby", "surfing"),
+    ("favourite_restaurant", "Nonna Lucia"),
+)
+
+
+def test_a_property_is_found_by_its_common_synonyms_taken_whole() -> None:
+    work = property_relevance(GRACE, "Where does she work now?")
+    assert work["employer"] == NAME_WEIGHT  # "works at" is a synonym of employer
+    assert work["lives_in"] == 0
+    # "go to restaurant" is a synonym only as a whole: "go" alone is not about restaurants
+    assert property_relevance(GRACE, "When did she go hiking?")["favourite_restaurant"] == 0
+
+
+def test_the_property_named_outweighs_values_and_years_match_nothing() -> None:
+    scores = property_relevance(GRACE, "What was her hobby in August 2024?")
+    assert scores["car"] == 0  # "2024" names a time, not the car
+    assert most_relevant(GRACE, "What was her hobby in August 2024?", set(scores)) == "hobby"
+
+
+def test_changes_are_asked_for_in_so_many_words() -> None:
+    assert asks_about_changes("How often did her hobby change?")
+    assert asks_about_changes("How many times did she move?")
+    assert not asks_about_changes("What was her hobby in August 2024?")
+    assert not asks_about_changes("Where does she work now?")
+
+
+def test_the_persons_a_question_names_by_first_name_or_whole_alias() -> None:
+    olga = _view("Olga", "Person", ("employer", "Wayne Enterprises"))
+    assert named_views("Who is Olga's employer at the moment?", [GRACE, olga]) == [olga]
+    assert named_views("Where does Grace live?", [GRACE, olga]) == [GRACE]
+    # a question naming nobody keeps every view
+    assert named_views("Who works at Acme?", [GRACE, olga]) == [GRACE, olga]

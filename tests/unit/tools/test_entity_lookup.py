@@ -7,16 +7,18 @@ from pathlib import Path
 
 import pytest
 
+from apexmem_neo.ontology import Entity, GraphBatch
 from apexmem_neo.store.protocol import STILL_HOLDS, FactRecord
 from apexmem_neo.store.sqlite import SQLiteGraphStore
 from apexmem_neo.tools.entity_lookup import (
     entity_lookup_tool,
     entity_view,
+    find_candidates,
     held_until_by_fact,
     lookup_entities,
     name_candidates,
 )
-from tests.unit.agent.alice import ALICE, TURN_2, alice_store
+from tests.unit.agent.alice import ALICE, TURN_2, alice_search, alice_store
 from tests.unit.tools.results import error_title
 
 
@@ -126,3 +128,15 @@ def test_an_ended_value_reads_as_ended(store: SQLiteGraphStore) -> None:
     doc = lookup_entities(store, "Alice")
     assert facts_rows(doc)[ENDED][3] == STILL_HOLDS and "None" not in str(doc)
     assert facts_rows(doc)["Sakura Sushi"][3] == "2024-05-01T00:00:00"
+
+
+def test_candidates_put_the_entities_a_question_names_before_search_hits(
+    store: SQLiteGraphStore,
+) -> None:
+    olga = Entity(entity_id="olga_ent", name="Olga", entity_type="Person", role="Mentioned")
+    store.write(GraphBatch(entities=[olga], recorded_at="2024-03-21T00:00:00"))
+    question = "Is Olga's favourite restaurant Sakura Sushi or Italian Garden?"
+    search = alice_search()
+    assert search.search(question, k=1).entities[0].graph_id == ALICE  # search prefers Alice
+    assert [e.name for e in find_candidates(store, question, 1, search)] == ["Olga"]
+    assert [e.name for e in find_candidates(store, question, 2, search)] == ["Olga", "Alice"]
