@@ -16,7 +16,7 @@ from typing import TYPE_CHECKING, Any
 if TYPE_CHECKING:
     from apexmem_neo.memory import AsyncMemory, Memory, MemoryConfig
 
-__version__ = "0.1.0"
+__version__ = "0.2.0"
 
 __all__ = ["AsyncMemory", "Memory", "MemoryConfig", "__version__"]
 
