@@ -1,15 +1,18 @@
 """`apexmem serve`: the Memory API over HTTP (FastAPI + uvicorn, the [server] extra), and
 `apexmem keys create|list|revoke`: the API keys it accepts.
 
-These are the edge: they read the settings, find the server's state file (keys and jobs,
-beside the memory store) and build the app. The keys commands open only that file, never the
-memory, so they load no model and need no service.
+These are the edge: they read the settings, open the server's state store (keys and jobs:
+a SQLite file beside a SQLite memory, or the memory's own Neo4j database, which every server
+on it shares) and build the app. The keys commands open only the state store, never the
+memory, so they load no model.
 """
 
 from __future__ import annotations
 
 import hashlib
 import ipaddress
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 from typing import TYPE_CHECKING, Annotated
 
@@ -28,9 +31,11 @@ from apexmem_neo.cli.common import (
 )
 
 if TYPE_CHECKING:
-    from apexmem_neo.server.state import ServerState
+    from apexmem_neo.server.state import ServerStateStore
+    from apexmem_neo.settings import Settings
 
 DEFAULT_MAX_BODY = 4 * 1024 * 1024
+DEFAULT_JOB_LEASE_S = 30.0
 IndexNameOpt = Annotated[
     str | None,
     typer.Option("--index-name", help="Search index namespace (default APEXMEM_INDEX_NAME)."),
@@ -40,8 +45,18 @@ StateOpt = Annotated[
     typer.Option(
         "--state",
         envvar="APEXMEM_SERVER_STATE",
-        help="The server's keys-and-jobs file (default: beside the store, "
-        "<store>.server.sqlite).",
+        help="A SQLite file for the server's keys and jobs (default: beside a SQLite store, "
+        "<store>.server.sqlite; with Neo4j, the database itself, shared by every server on it).",
+    ),
+]
+JobLeaseOpt = Annotated[
+    float,
+    typer.Option(
+        "--job-lease",
+        envvar="APEXMEM_JOB_LEASE_S",
+        min=1.0,
+        help="Seconds an ingest job stays held by a server that stopped renewing it; then "
+        "another server sharing the state takes it up.",
     ),
 ]
 HostOpt = Annotated[str, typer.Option("--host", help="Address to listen on.")]
@@ -70,21 +85,74 @@ ScopesOpt = Annotated[
 keys_app = typer.Typer(help="API keys of `apexmem serve`: create, list, revoke.")
 
 
-def state_file(store: StoreName | None, db: Path | None, state: Path | None) -> Path:
-    """Where the server's state lives: ``--state``, else beside the SQLite store (or the
-    Neo4j checkpoint file), else under APEXMEM_HOME/data for the Neo4j database."""
+def state_file(store: StoreName | None, db: Path | None, state: Path | None) -> Path | None:
+    """The SQLite file of the server's state: ``--state``, else beside the SQLite store;
+    None for a Neo4j memory, whose state lives in its database."""
     from apexmem_neo.server.state import state_path
 
     if state is not None:
         return state
     settings = load_settings()
+    if (store or settings.store) != "sqlite":
+        return None
+    return state_path(db if db is not None else settings.sqlite_path)
+
+
+def earlier_state_file(db: Path | None, settings: Settings) -> Path:
+    """Where earlier versions kept a Neo4j memory's server state: beside the checkpoint file
+    (``--db``), else under APEXMEM_HOME/data."""
+    from apexmem_neo.server.state import state_path
+
     if db is not None:
         return state_path(db)
-    if (store or settings.store) == "sqlite":
-        return state_path(settings.sqlite_path)
     where = f"{settings.neo4j_uri}|{settings.neo4j_database or ''}"
     digest = hashlib.sha256(where.encode()).hexdigest()[:12]
     return settings.data_dir / f"neo4j-{digest}.server.sqlite"
+
+
+@contextmanager
+def open_state(
+    store: StoreName | None, db: Path | None, state: Path | None, index_name: str | None = None
+) -> Iterator[ServerStateStore]:
+    """The server's state store, created if missing: the SQLite file ``state_file`` names,
+    else the Neo4j database (jobs of the search namespace ``index_name``), into which the
+    keys of an earlier version's file are copied."""
+    from apexmem_neo.server.state import SqliteServerState
+
+    file = state_file(store, db, state)
+    if file is not None:
+        with user_errors():
+            sqlite = SqliteServerState(file).create()
+        yield sqlite
+        return
+    from apexmem_neo.server.state_neo4j import Neo4jServerState
+    from apexmem_neo.store.neo4j.connect import open_driver
+
+    settings = load_settings()
+    with user_errors():
+        driver = open_driver(settings.neo4j_uri, settings.neo4j_auth())
+    try:
+        with user_errors():
+            namespace = index_name or settings.index_name
+            neo4j = Neo4jServerState(
+                driver, settings.neo4j_database, namespace=namespace, uri=settings.neo4j_uri
+            ).create()
+            _copy_earlier_keys(earlier_state_file(db, settings), neo4j)
+        yield neo4j
+    finally:
+        driver.close()
+
+
+def _copy_earlier_keys(file: Path, target: ServerStateStore) -> None:
+    """Keys an earlier version kept in ``file`` go on working: copied into ``target``."""
+    from apexmem_neo.server.keys import copy_keys
+    from apexmem_neo.server.state import SqliteServerState
+
+    if not file.is_file():
+        return
+    copied = copy_keys(SqliteServerState(file).create(), target)
+    if copied:
+        typer.echo(f"copied {copied} API key(s) from {file} into Neo4j", err=True)
 
 
 def is_loopback(host: str) -> bool:
@@ -107,37 +175,33 @@ def serve(
     no_auth: NoAuthOpt = False,
     no_llm: NoLlmOpt = False,
     max_body_bytes: MaxBodyOpt = DEFAULT_MAX_BODY,
+    job_lease: JobLeaseOpt = DEFAULT_JOB_LEASE_S,
 ) -> None:
     """Serve the Memory API over HTTP under /v1 (schema at /v1/openapi.json, page at
     /v1/docs). Every route needs `Authorization: Bearer KEY` (make one with `apexmem keys
     create`) whose scopes hold the route's scope. A browser opens the timeline page at /ui
-    (its login form takes the key once)."""
+    (its login form takes the key once). On Neo4j, any number of servers serve one memory:
+    they share its keys and ingest jobs, and finish each other's jobs."""
     if no_auth and not is_loopback(host):
         fail(f"--no-auth is refused on {host}: serve it on 127.0.0.1, or use API keys")
     try:
         import uvicorn
 
         from apexmem_neo.server.app import create_app
-        from apexmem_neo.server.state import ServerState
     except ModuleNotFoundError as exc:
         if (exc.name or "").split(".")[0] not in ("fastapi", "uvicorn", "starlette"):
             raise
         fail("the REST server needs the [server] extra: pip install 'apexmem-neo[server]'")
-    path = state_file(store, db, state)
-    with using_memory(store, db, index_name, create=True) as memory:
+    with (
+        open_state(store, db, state, index_name) as server_state,
+        using_memory(store, db, index_name, create=True) as memory,
+    ):
         if no_llm:
             memory.lm = None  # the settings always name a model; --no-llm means none
         with user_errors():
-            app = create_app(memory, ServerState(path), auth=not no_auth,
-                             max_body_bytes=max_body_bytes)  # fmt: skip
+            app = create_app(memory, server_state, auth=not no_auth,
+                             max_body_bytes=max_body_bytes, job_lease_s=job_lease)  # fmt: skip
         uvicorn.run(app, host=host, port=port, log_level="info")
-
-
-def _state(store: StoreName | None, db: Path | None, state: Path | None) -> ServerState:
-    from apexmem_neo.server.state import ServerState
-
-    with user_errors():
-        return ServerState(state_file(store, db, state)).create()
 
 
 @keys_app.command("create")
@@ -152,8 +216,8 @@ def create_key(
     """Make a key for the given scopes and print it, once: only its hash is kept."""
     from apexmem_neo.server.keys import KeyStore
 
-    with user_errors():
-        made = KeyStore(_state(store, db, state)).create(scope or [], admin=admin)
+    with open_state(store, db, state) as server_state, user_errors():
+        made = KeyStore(server_state).create(scope or [], admin=admin)
     if as_json:
         print_json(made.model_dump())
         return
@@ -170,7 +234,8 @@ def list_keys(
     """Every key: id, scopes, admin, created and revoked times (never the key itself)."""
     from apexmem_neo.server.keys import KeyStore
 
-    keys = KeyStore(_state(store, db, state)).list()
+    with open_state(store, db, state) as server_state, user_errors():
+        keys = KeyStore(server_state).list()
     if as_json:
         print_json([k.model_dump() for k in keys])
         return
@@ -187,10 +252,11 @@ def revoke_key(
     db: DbOpt = None,
     state: StateOpt = None,
 ) -> None:
-    """Revoke a key: every server on this state file refuses it from the next request."""
+    """Revoke a key: every server sharing this state refuses it from the next request."""
     from apexmem_neo.server.keys import KeyStore
 
-    revoked = KeyStore(_state(store, db, state)).revoke(key_id)
+    with open_state(store, db, state) as server_state, user_errors():
+        revoked = KeyStore(server_state).revoke(key_id)
     if revoked is None:
         fail(f"no API key {key_id!r} (see `apexmem keys list`)")
     typer.echo(f"revoked {key_id} at {revoked.revoked_at}")

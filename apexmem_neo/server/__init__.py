@@ -2,5 +2,6 @@
 ``/v1``, with API keys bound to scopes and ingest jobs that outlive the process.
 
 ``create_app`` (``apexmem_neo.server.app``) builds the FastAPI app from a ``Memory`` and a
-``ServerState`` file; the CLI (``apexmem_neo.cli.serve``) reads the settings and runs it.
+``ServerStateStore`` (a SQLite file, or the memory's Neo4j database, which several servers
+share); the CLI (``apexmem_neo.cli.serve``) reads the settings and runs it.
 """

@@ -2,9 +2,11 @@
 uvicorn). Routes are versioned under ``/v1``; the OpenAPI schema is ``/v1/openapi.json`` and
 its browsable page ``/v1/docs``, the only routes that need no key.
 
-The app takes built objects (a ``Memory``, the state file, the settings the CLI read); it
-reads no setting itself. Its lifespan fails the jobs an earlier server left unfinished when
-it starts and lets the running job finish when it stops.
+The app takes built objects (a ``Memory``, the server state store, the settings the CLI
+read); it reads no setting itself. Its lifespan starts the job runner, which takes up the jobs
+of this server and of any server sharing the state store that stopped or died, and stops it
+when the server stops: the batch being stored finishes, and the rest of its job waits in the
+state store for the next server.
 """
 
 from __future__ import annotations
@@ -19,12 +21,12 @@ from apexmem_neo import __version__
 from apexmem_neo.memory.core import Memory
 from apexmem_neo.server.auth import Auth
 from apexmem_neo.server.errors import ErrorResponse, install_error_handlers
-from apexmem_neo.server.jobs import JobRunner, JobStore
+from apexmem_neo.server.jobs import LEASE_S, JobRunner
 from apexmem_neo.server.keys import KeyStore
 from apexmem_neo.server.limits import BodyLimit
 from apexmem_neo.server.routes_read import add_read_routes
 from apexmem_neo.server.routes_write import add_key_routes, add_write_routes
-from apexmem_neo.server.state import ServerState
+from apexmem_neo.server.state import ServerStateStore
 from apexmem_neo.server.ui import add_ui_routes
 
 MAX_BODY_BYTES: Final = 4 * 1024 * 1024
@@ -41,21 +43,23 @@ ERRORS: Final = {
 
 def create_app(
     memory: Memory,
-    state: ServerState,
+    state: ServerStateStore,
     *,
     auth: bool = True,
     max_body_bytes: int = MAX_BODY_BYTES,
     jobs: JobRunner | None = None,
+    job_lease_s: float = LEASE_S,
 ) -> FastAPI:
     """The REST app over ``memory``, its keys and jobs in ``state`` (created if missing);
-    ``auth`` False (``--no-auth``) lets every caller in as an admin of every scope."""
+    ``auth`` False (``--no-auth``) lets every caller in as an admin of every scope, and
+    ``job_lease_s`` is how long a job stays held by a server that stopped renewing it."""
     state.create()
     keys = KeyStore(state)
-    runner = jobs or JobRunner(memory, JobStore(state))
+    runner = jobs or JobRunner(memory, state, lease_s=job_lease_s)
 
     @asynccontextmanager
     async def lifespan(app: FastAPI) -> AsyncIterator[None]:
-        runner.recover()
+        runner.start()
         yield
         runner.close()
 

@@ -10,39 +10,21 @@ from __future__ import annotations
 
 import hashlib
 import hmac
-import json
 import secrets
-import sqlite3
-from datetime import UTC, datetime
 from typing import Final
-
-from pydantic import BaseModel
 
 from apexmem_neo.errors import InvalidInputError
 from apexmem_neo.memory.messages import check_scope
-from apexmem_neo.server.state import ServerState
+from apexmem_neo.server.records import ApiKey, StoredKey, utc_now
+from apexmem_neo.server.state import ServerStateStore
 
 PREFIX: Final = "amk_"
-
-
-class ApiKey(BaseModel):
-    """A key as listed: never its secret."""
-
-    key_id: str
-    scopes: list[str]
-    admin: bool
-    created_at: str
-    revoked_at: str | None = None
 
 
 class NewKey(ApiKey):
     """A key just made, with the one copy of its secret."""
 
     key: str
-
-
-def utc_now() -> str:
-    return datetime.now(UTC).strftime("%Y-%m-%dT%H:%M:%SZ")
 
 
 def _hash(key: str) -> str:
@@ -57,10 +39,15 @@ def _key_id(key: str) -> str | None:
     return key_id if key_id and secret else None
 
 
-class KeyStore:
-    """The keys table of a ``ServerState`` file."""
+def _listed(key: StoredKey) -> ApiKey:
+    return ApiKey.model_validate(key.model_dump(exclude={"key_hash"}))
 
-    def __init__(self, state: ServerState) -> None:
+
+class KeyStore:
+    """The keys of a ``ServerStateStore``: made, listed, revoked and checked here, stored
+    there (as hashes)."""
+
+    def __init__(self, state: ServerStateStore) -> None:
         self._state = state
 
     def create(self, scopes: list[str], admin: bool = False) -> NewKey:
@@ -72,50 +59,39 @@ class KeyStore:
         key_id = secrets.token_hex(6)
         key = f"{PREFIX}{key_id}_{secrets.token_urlsafe(32)}"
         made = NewKey(key_id=key_id, scopes=chosen, admin=admin, created_at=utc_now(), key=key)
-        with self._state.connect() as db:
-            db.execute(
-                "INSERT INTO api_keys (key_id, key_hash, scopes, admin, created_at) "
-                "VALUES (?, ?, ?, ?, ?)",
-                (key_id, _hash(key), json.dumps(chosen), int(admin), made.created_at),
-            )
+        stored = StoredKey(**made.model_dump(exclude={"key"}), key_hash=_hash(key))
+        self._state.add_key(stored)
         return made
 
     def list(self) -> list[ApiKey]:
         """Every key, revoked ones included, in the order they were made."""
-        with self._state.connect() as db:
-            rows = db.execute("SELECT * FROM api_keys ORDER BY rowid").fetchall()
-        return [_key(row) for row in rows]
+        return [_listed(key) for key in self._state.list_keys()]
 
     def revoke(self, key_id: str) -> ApiKey | None:
-        """Revoke ``key_id`` (at once, for every server on this file); None if no such key.
-        Revoking a revoked key keeps its first revocation time."""
-        with self._state.connect() as db:
-            db.execute(
-                "UPDATE api_keys SET revoked_at = ? WHERE key_id = ? AND revoked_at IS NULL",
-                (utc_now(), key_id),
-            )
-            row = db.execute("SELECT * FROM api_keys WHERE key_id = ?", (key_id,)).fetchone()
-        return None if row is None else _key(row)
+        """Revoke ``key_id`` (at once, for every server on this state store); None if no
+        such key. Revoking a revoked key keeps its first revocation time."""
+        revoked = self._state.revoke_key(key_id, utc_now())
+        return None if revoked is None else _listed(revoked)
 
     def authenticate(self, key: str) -> ApiKey | None:
         """The live key ``key`` is, or None (unknown, malformed, wrong secret or revoked)."""
         key_id = _key_id(key)
         if key_id is None:
             return None
-        with self._state.connect() as db:
-            row = db.execute("SELECT * FROM api_keys WHERE key_id = ?", (key_id,)).fetchone()
-        if row is None or row["revoked_at"] is not None:
+        stored = self._state.get_key(key_id)
+        if stored is None or stored.revoked_at is not None:
             return None
-        if not hmac.compare_digest(row["key_hash"], _hash(key)):
+        if not hmac.compare_digest(stored.key_hash, _hash(key)):
             return None
-        return _key(row)
+        return _listed(stored)
 
 
-def _key(row: sqlite3.Row) -> ApiKey:
-    return ApiKey(
-        key_id=row["key_id"],
-        scopes=json.loads(row["scopes"]),
-        admin=bool(row["admin"]),
-        created_at=row["created_at"],
-        revoked_at=row["revoked_at"],
-    )
+def copy_keys(source: ServerStateStore, target: ServerStateStore) -> int:
+    """Copy into ``target`` the keys of ``source`` it lacks (a state file of an earlier
+    version, whose keys now live in Neo4j); returns how many."""
+    copied = 0
+    for key in source.list_keys():
+        if target.get_key(key.key_id) is None:
+            target.add_key(key)
+            copied += 1
+    return copied

@@ -11,7 +11,7 @@ from pydantic import BaseModel, ConfigDict, Field
 from apexmem_neo.agent.models import Mode
 from apexmem_neo.ontology.metadata import MetadataValue
 from apexmem_neo.query.backend import Language, QueryResult
-from apexmem_neo.server.keys import ApiKey
+from apexmem_neo.server.records import ApiKey
 from apexmem_neo.store.protocol import FactRecord
 
 MAX_QUERY_ROWS = 1000

@@ -13,9 +13,10 @@ from apexmem_neo.memory.forget import ForgetResult
 from apexmem_neo.memory.messages import DEFAULT_SESSION, read_messages
 from apexmem_neo.server.auth import AdminDep, CallerDep, ScopeDep
 from apexmem_neo.server.errors import ApiError
-from apexmem_neo.server.jobs import Batch, Job, JobRunner
-from apexmem_neo.server.keys import ApiKey, KeyStore, NewKey
+from apexmem_neo.server.jobs import Batch, JobRunner
+from apexmem_neo.server.keys import KeyStore, NewKey
 from apexmem_neo.server.models import AddMessages, JobAccepted, KeyList, KeyRequest, MessageIn
+from apexmem_neo.server.records import ApiKey, Job
 
 SCOPE = "/v1/scopes/{scope:path}"
 NO_LM = (
@@ -42,7 +43,7 @@ def add_write_routes(app: FastAPI, memory: Memory, jobs: JobRunner) -> None:
     def job_status(job_id: str, who: CallerDep) -> Job:
         """An ingest job's state (queued, running, done or failed) and what it stored; a
         job of a scope the key does not hold is not found."""
-        job = jobs.store.get(job_id)
+        job = jobs.get(job_id)
         if job is None or not who.may_read(job.scope):
             raise ApiError(404, "unknown_job", f"no ingest job {job_id!r} for this key")
         return job

@@ -23,6 +23,7 @@ from apexmem_neo.errors import CypherFileError as CypherFileError
 
 LABELS: Final[frozenset[str]] = frozenset(
     {"Session", "Turn", "Entity", "Property", "Evidence", "Event", "Fact", "Erasure", "TurnSeq"}
+    | {"ApexServerKey", "ApexIngestJob"}  # the REST server's keys and jobs (no scope label)
 )
 RELATIONSHIP_TYPES: Final[frozenset[str]] = frozenset(
     {

@@ -193,6 +193,17 @@ MIGRATION_BATCH: Final = 20_000
 T = TypeVar("T")
 
 
+def run_schema_statement(driver: Driver, database: str | None, statement: str) -> None:
+    """Run one idempotent schema statement (``CREATE ... IF NOT EXISTS``); ``StoreError``
+    if it fails for another reason than a concurrent caller having made it first."""
+    try:
+        driver.execute_query(Query(statement), database_=database)
+    except neo4j_errors.ClientError as exc:
+        # Two callers racing past IF NOT EXISTS: the other one created it; that is fine.
+        if exc.code not in _SCHEMA_RACE_CODES:
+            raise StoreError(f"Neo4j schema statement failed: {exc.message}") from exc
+
+
 class Neo4jGraphStore(StoreBackend):
     """GraphStore on Neo4j through an explicit ``neo4j.Driver``.
 
@@ -236,7 +247,7 @@ class Neo4jGraphStore(StoreBackend):
         with self._connection("init_schema"):
             retired = cypher_files.schema_statements(cypher_files.STORE_RETIRED)
             for statement in (*cypher_files.schema_statements(), *retired):
-                self._schema_statement(statement)
+                run_schema_statement(self.driver, self.database, statement)
             self._run_read("CALL db.awaitIndexes($seconds)", {"seconds": INDEX_WAIT_SECONDS})
             self._migrate()
         self._ready = True
@@ -276,14 +287,6 @@ class Neo4jGraphStore(StoreBackend):
                 raise StoreError(f"Neo4j migration {name} failed: {exc.message}") from exc
             if records[0]["changed"] == 0:
                 break
-
-    def _schema_statement(self, statement: str) -> None:
-        try:
-            self.driver.execute_query(Query(statement), database_=self.database)
-        except neo4j_errors.ClientError as exc:
-            # Two callers racing past IF NOT EXISTS: the other one created it; that is fine.
-            if exc.code not in _SCHEMA_RACE_CODES:
-                raise StoreError(f"Neo4j schema statement failed: {exc.message}") from exc
 
     def close(self) -> None:
         """Mark the store closed; the driver is the caller's to close."""

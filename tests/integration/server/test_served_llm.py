@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 
 from apexmem_neo.server.keys import KeyStore
-from apexmem_neo.server.state import ServerState, state_path
+from apexmem_neo.server.state import SqliteServerState, state_path
 from tests.integration.server.test_served import finished, serving
 from tests.readme_quickstart import QUICKSTART_TURNS
 
@@ -20,7 +20,7 @@ QUICKSTART = {"messages": QUICKSTART_TURNS}
 @pytest.mark.timeout(1800)
 def test_add_with_extraction_then_ask_over_http(tmp_path: Path, lm_api_base: str) -> None:
     db = tmp_path / "m.sqlite"
-    key = KeyStore(ServerState(state_path(db)).create()).create(["alice"]).key
+    key = KeyStore(SqliteServerState(state_path(db)).create()).create(["alice"]).key
     auth = {"Authorization": f"Bearer {key}"}
     with serving(db, tmp_path, lm_api_base) as client:
         client.timeout = 600

@@ -17,7 +17,7 @@ from neo4j import Driver
 from apexmem_neo import Memory
 from apexmem_neo.server.app import create_app
 from apexmem_neo.server.keys import KeyStore
-from apexmem_neo.server.state import ServerState
+from apexmem_neo.server.state import SqliteServerState
 from apexmem_neo.testing import HashingEmbedder
 from tests.unit.agent.alice import alice_batch
 
@@ -54,7 +54,7 @@ def test_a_key_reads_its_scope_on_neo4j(
     memory: Memory, scopes: tuple[str, str], tmp_path: Path
 ) -> None:
     first, second = scopes
-    state = ServerState(tmp_path / "server.sqlite")
+    state = SqliteServerState(tmp_path / "server.sqlite")
     app = create_app(memory, state)
     key = KeyStore(state).create([first]).key
     auth = {"Authorization": f"Bearer {key}"}

@@ -24,7 +24,7 @@ import pytest
 
 from apexmem_neo import Memory
 from apexmem_neo.server.keys import KeyStore
-from apexmem_neo.server.state import ServerState, state_path
+from apexmem_neo.server.state import SqliteServerState, state_path
 from apexmem_neo.testing import HashingEmbedder
 from tests.integration.server.test_served import free_port, server_env, wait_until_up
 from tests.unit.server.timeline_case import CHANGES, demo_batch
@@ -118,7 +118,7 @@ def test_the_browser_shows_the_changes_in_order(
 
 def test_a_keyed_server_signs_in_with_a_cookie_and_logs_no_key(tmp_path: Path) -> None:
     db = demo_memory(tmp_path)
-    key = KeyStore(ServerState(state_path(db)).create()).create(["alice"]).key
+    key = KeyStore(SqliteServerState(state_path(db)).create()).create(["alice"]).key
     with serving(db, tmp_path) as (client, log):
         assert client.get("/ui").status_code == 401
         signed = client.post("/ui/login", data={"key": key}, follow_redirects=False)

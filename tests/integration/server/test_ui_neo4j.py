@@ -17,7 +17,7 @@ from neo4j import Driver
 from apexmem_neo import Memory
 from apexmem_neo.server.app import create_app
 from apexmem_neo.server.keys import KeyStore
-from apexmem_neo.server.state import ServerState
+from apexmem_neo.server.state import SqliteServerState
 from apexmem_neo.testing import HashingEmbedder
 from tests.unit.server.timeline_case import CHANGES, demo_batch, extra_batch, said
 
@@ -52,7 +52,7 @@ def test_the_page_draws_a_neo4j_memory(
     memory: Memory, scopes: tuple[str, str], tmp_path: Path
 ) -> None:
     first, second = scopes
-    state = ServerState(tmp_path / "server.sqlite")
+    state = SqliteServerState(tmp_path / "server.sqlite")
     key = KeyStore(state.create()).create([first]).key
     auth = {"Authorization": f"Bearer {key}"}
     with TestClient(create_app(memory, state)) as client:

@@ -17,7 +17,7 @@ from fastapi.testclient import TestClient
 from apexmem_neo import Memory
 from apexmem_neo.server.app import create_app
 from apexmem_neo.server.keys import KeyStore
-from apexmem_neo.server.state import ServerState
+from apexmem_neo.server.state import SqliteServerState
 from apexmem_neo.testing import HashingEmbedder
 from tests.unit.agent.alice import alice_batch
 
@@ -58,7 +58,7 @@ def memory(tmp_path: Path) -> Iterator[Memory]:
 
 @pytest.fixture
 def served(memory: Memory, tmp_path: Path) -> Iterator[Served]:
-    state = ServerState(tmp_path / "m.server.sqlite")
+    state = SqliteServerState(tmp_path / "m.server.sqlite")
     app = create_app(memory, state, max_body_bytes=MAX_BODY)
     keys = KeyStore(state)
     alice = keys.create(["alice"]).key

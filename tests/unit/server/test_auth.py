@@ -13,7 +13,7 @@ from typer.testing import CliRunner
 from apexmem_neo import Memory
 from apexmem_neo.cli.serve import is_loopback, serve
 from apexmem_neo.server.app import PUBLIC_PATHS, create_app
-from apexmem_neo.server.state import ServerState
+from apexmem_neo.server.state import SqliteServerState
 from apexmem_neo.server.ui import UI_PATHS
 from tests.unit.server.conftest import Served
 from tests.unit.server.test_scope_wall import QUERY, every_route, url
@@ -67,7 +67,7 @@ def test_the_key_file_holds_no_key(served: Served, tmp_path: Path) -> None:
 
 
 def test_no_auth_serves_every_scope_without_a_key(memory: Memory, tmp_path: Path) -> None:
-    app = create_app(memory, ServerState(tmp_path / "open.sqlite"), auth=False)
+    app = create_app(memory, SqliteServerState(tmp_path / "open.sqlite"), auth=False)
     with TestClient(app) as client:
         assert client.get("/v1/scopes").json() == {"scopes": ["alice", "bob"]}
         assert client.get("/v1/scopes/bob/entities").status_code == 200

@@ -10,7 +10,7 @@ from typer.testing import CliRunner
 
 from apexmem_neo.cli.serve import keys_app
 from apexmem_neo.server.keys import KeyStore
-from apexmem_neo.server.state import ServerState
+from apexmem_neo.server.state import SqliteServerState
 
 
 @pytest.fixture
@@ -31,7 +31,7 @@ def test_create_list_revoke(home: Path, tmp_path: Path) -> None:
     code, out, err = keys("create", "--scope", "alice", "--scope", "team", "--db", db)
     assert code == 0 and "shown only now" in err
     key = out.strip()
-    store = KeyStore(ServerState(tmp_path / "alice.server.sqlite"))
+    store = KeyStore(SqliteServerState(tmp_path / "alice.server.sqlite"))
     found = store.authenticate(key)
     assert found is not None and found.scopes == ["alice", "team"]
     assert not (tmp_path / "alice.sqlite").exists()  # the memory was not opened

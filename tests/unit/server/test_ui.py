@@ -16,7 +16,7 @@ from httpx import Response
 from apexmem_neo import Memory
 from apexmem_neo.server.app import create_app
 from apexmem_neo.server.keys import KeyStore
-from apexmem_neo.server.state import ServerState
+from apexmem_neo.server.state import SqliteServerState
 from apexmem_neo.server.ui import COOKIE, NOTHING_YET
 from apexmem_neo.testing import HashingEmbedder
 from tests.unit.server.conftest import Served
@@ -54,7 +54,7 @@ def demo(tmp_path: Path) -> Iterator[Memory]:
 
 
 def client_for(memory: Memory, tmp_path: Path, *, auth: bool = True) -> tuple[TestClient, KeyStore]:
-    state = ServerState(tmp_path / "m.server.sqlite")
+    state = SqliteServerState(tmp_path / "m.server.sqlite")
     return TestClient(create_app(memory, state, auth=auth)), KeyStore(state)
 
 
