@@ -158,14 +158,16 @@ class JobRunner:
             self._wake.clear()
 
     def _next(self) -> Claim | None:
-        """The job this server holds, else (unless stopping) any job no live server holds."""
+        """The job this server holds, else (unless stopping) any job no live server holds;
+        without a language model, only a job without extraction."""
         with self._lock:
             held, self._held = self._held, None
+        extract = getattr(self._memory, "lm", None) is not None
         claim = None
         if held is not None:
-            claim = self.state.claim_job(self.owner, self.lease_s, held)
+            claim = self.state.claim_job(self.owner, self.lease_s, held, extract)
         if claim is None and not self._stop.is_set():
-            claim = self.state.claim_job(self.owner, self.lease_s)
+            claim = self.state.claim_job(self.owner, self.lease_s, extract=extract)
         if claim is not None:
             with self._lock:
                 self._current = claim.job.job_id

@@ -96,7 +96,9 @@ class ServerStateStore(Protocol):
 
     def get_job(self, job_id: str) -> Job | None: ...
 
-    def claim_job(self, owner: str, lease_s: float, job_id: str | None = None) -> Claim | None: ...
+    def claim_job(
+        self, owner: str, lease_s: float, job_id: str | None = None, extract: bool = True
+    ) -> Claim | None: ...
 
     def _update_held(
         self, job_id: str, owner: str, values: dict[str, str | None], lease_s: float | None
@@ -228,10 +230,13 @@ class SqliteServerState(ServerStateStore):
             row = db.execute("SELECT * FROM ingest_jobs WHERE job_id = ?", (job_id,)).fetchone()
         return None if row is None else job_from(dict(row))
 
-    def claim_job(self, owner: str, lease_s: float, job_id: str | None = None) -> Claim | None:
+    def claim_job(
+        self, owner: str, lease_s: float, job_id: str | None = None, extract: bool = True
+    ) -> Claim | None:
         """Take up the oldest job no live server holds (``job_id``: that one only): queued,
-        held for ``owner``, or running under a lease that ran out. One UPDATE under the
-        file's write lock, so two servers never take the same job."""
+        held for ``owner``, or running under a lease that ran out; with ``extract`` False
+        only a job without extraction (a server without a language model). One UPDATE under
+        the file's write lock, so two servers never take the same job."""
         now = time.time()
         with self.connect() as db:
             row = db.execute(
@@ -239,8 +244,8 @@ class SqliteServerState(ServerStateStore):
                 "attempts = attempts + 1 WHERE job_id = (SELECT job_id FROM ingest_jobs "
                 "WHERE state IN ('queued', 'running') AND (? IS NULL OR job_id = ?) "
                 "AND (lease_until IS NULL OR lease_until < ? OR (state = 'queued' AND owner = ?)) "
-                "ORDER BY created_at, rowid LIMIT 1) RETURNING *",
-                (owner, now + lease_s, job_id, job_id, now, owner),
+                "AND (? OR extract = 0) ORDER BY created_at, rowid LIMIT 1) RETURNING *",
+                (owner, now + lease_s, job_id, job_id, now, owner, int(extract)),
             ).fetchone()
         return None if row is None else claim_from(dict(row))
 

@@ -109,21 +109,23 @@ class Neo4jServerState(ServerStateStore):
         found = self._run("server_job_get", read=True, job_id=job_id)
         return job_from(found[0]["job"]) if found else None
 
-    def claim_job(self, owner: str, lease_s: float, job_id: str | None = None) -> Claim | None:
+    def claim_job(
+        self, owner: str, lease_s: float, job_id: str | None = None, extract: bool = True
+    ) -> Claim | None:
         """Take up the oldest job of this namespace no live server holds (``job_id``: that
-        one only): a read for candidates, then a locked claim of each until one holds."""
+        one only; ``extract`` False: only one without extraction): a read for candidates,
+        then a locked claim of each until one holds."""
         if job_id is not None:
             candidates = [job_id]
         else:
             found = self._run(
                 "server_job_claimable", read=True, namespace=self.namespace, owner=owner,
-                limit=CLAIM_CANDIDATES,
+                extract=extract, limit=CLAIM_CANDIDATES,
             )  # fmt: skip
             candidates = [record["job_id"] for record in found]
         for candidate in candidates:
-            claimed = self._run(
-                "server_job_claim", job_id=candidate, owner=owner, lease_ms=_ms(lease_s)
-            )
+            claimed = self._run("server_job_claim", job_id=candidate, owner=owner,
+                                extract=extract, lease_ms=_ms(lease_s))  # fmt: skip
             if claimed:
                 return claim_from(claimed[0]["job"])
         return None

@@ -129,6 +129,16 @@ def the_oldest_free_job_is_taken_first(state: ServerStateStore, raw: RawJob) -> 
     assert state.claim_job("b", LONG) is None  # held for c
 
 
+def a_server_without_a_model_leaves_extraction_jobs(state: ServerStateStore, raw: RawJob) -> None:
+    job, work = new_job()
+    extracting = job.model_copy(update={"extract": True})
+    state.add_job(extracting, work)
+    assert state.claim_job("plain", LONG, extract=False) is None
+    assert state.claim_job("plain", LONG, extracting.job_id, extract=False) is None
+    claim = state.claim_job("model", LONG)
+    assert claim is not None and claim.job.job_id == extracting.job_id and claim.job.extract
+
+
 def one_of_many_claimers_gets_a_job(state: ServerStateStore, raw: RawJob) -> None:
     job, work = new_job()
     state.add_job(job, work)
@@ -155,5 +165,6 @@ CONTRACT = (
     a_job_whose_lease_ran_out_is_taken_up,
     a_held_job_waits_for_its_server,
     the_oldest_free_job_is_taken_first,
+    a_server_without_a_model_leaves_extraction_jobs,
     one_of_many_claimers_gets_a_job,
 )
