@@ -85,6 +85,8 @@ def _args(argv: list[str] | None) -> argparse.Namespace:
     mem0_help = "the Mem0 arm's server (default: the benchmark's own mem0_server)"
     p.add_argument("--mem0-api-base", default=None, help=mem0_help)
     p.add_argument("--mem0-store", type=Path, default=None, help="the Mem0 arm's directory")
+    p.add_argument("--note", default="", help="with --publish: a sentence added to the notes "
+                   "(e.g. which evaluation of the test set this is and what came before)")
     return p.parse_args(argv)
 
 
@@ -437,7 +439,9 @@ def main(argv: list[str] | None = None) -> int:
         print(summary(record))
         print(f"written to {args.out}")
     if args.publish:
-        PUBLISHED_FILE.write_text(json.dumps(published(record), indent=2) + "\n", "utf-8")
+        summary_out = published(record)
+        summary_out["notes"] = " ".join(filter(None, (summary_out["notes"], args.note)))
+        PUBLISHED_FILE.write_text(json.dumps(summary_out, indent=2) + "\n", "utf-8")
         print(f"published to {PUBLISHED_FILE}")
     return 0
 
