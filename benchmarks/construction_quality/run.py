@@ -85,8 +85,12 @@ def _args(argv: list[str] | None) -> argparse.Namespace:
     mem0_help = "the Mem0 arm's server (default: the benchmark's own mem0_server)"
     p.add_argument("--mem0-api-base", default=None, help=mem0_help)
     p.add_argument("--mem0-store", type=Path, default=None, help="the Mem0 arm's directory")
-    p.add_argument("--note", default="", help="with --publish: a sentence added to the notes "
-                   "(e.g. which evaluation of the test set this is and what came before)")
+    p.add_argument(
+        "--note",
+        default="",
+        help="with --publish: a sentence added to the notes "
+        "(e.g. which evaluation of the test set this is and what came before)",
+    )
     return p.parse_args(argv)
 
 
