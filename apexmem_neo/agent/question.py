@@ -53,13 +53,24 @@ def shared_terms(asked: set[str], text: str) -> int:
     return len(asked & terms(text))
 
 
+PRESENT_TIME: Final = re.compile(
+    r"\b(nowadays|presently|lately|these days|at (the )?(moment|present)|"
+    r"(any|no) (more|longer)|anymore)\b",
+    re.IGNORECASE,
+)
+"""Phrases beyond ``STATE_TIME_WORDS`` that ask about the present state, as people say it:
+"where does she work these days", "what does he drive at the moment", "not there anymore"."""
+
+
 def asks_about_states(question: str, times: Sequence[QuestionTime]) -> bool:
-    """Whether the question asks about a state over time: it names a time (``times``) or
-    holds one of ``STATE_TIME_WORDS``. Other questions, a plain "when did ..." among them,
-    are answered from the turns: the small model copied a computed state as the answer to a
-    question about something else, and states extracted from events misled it on the date
-    of an event."""
-    return bool(times) or not STATE_TIME_WORDS.isdisjoint(_WORDS.findall(question.lower()))
+    """Whether the question asks about a state over time: it names a time (``times``),
+    holds one of ``STATE_TIME_WORDS`` or a ``PRESENT_TIME`` phrase. Other questions, a plain
+    "when did ..." among them, are answered from the turns: the small model copied a computed
+    state as the answer to a question about something else, and states extracted from events
+    misled it on the date of an event."""
+    if times or PRESENT_TIME.search(question):
+        return True
+    return not STATE_TIME_WORDS.isdisjoint(_WORDS.findall(question.lower()))
 
 
 CHANGE_WORDS: Final = frozenset(

@@ -82,6 +82,20 @@ def test_questions_about_states_over_time_name_a_time_or_a_state_word() -> None:
     assert not asks_about_states("What did he learn during the course?", [])  # no state word
 
 
+def test_present_time_phrases_ask_about_the_state_now() -> None:
+    for question in (
+        "Where does Otto work these days?",
+        "What does he drive at the moment?",
+        "Which city is she in at present?",
+        "What is his hobby nowadays?",
+        "Does she live in Porto anymore?",
+        "Is he no longer at Acme?",
+        "Where has she been working lately?",
+    ):
+        assert asks_about_states(question, []), question
+    assert not asks_about_states("What did they talk about at the party?", [])
+
+
 def test_before_questions() -> None:
     assert asks_before("What did he drive before the van?")
     assert asks_before("Where did he work prior to that?")
