@@ -11,7 +11,9 @@ memory already holds), so they cost no LLM call:
 * ``is_correction``: the turn takes back an earlier value ("I misspoke", "Y, not X");
 * ``third_party_owner``: a turn about a named relative or friend ("my sister Maya moved")
   with no first-person "I" in it is about that person, not the speaker;
-* ``addressed``: whether the turn speaks to or about the listener at all.
+* ``addressed``: whether the turn speaks to or about the listener at all;
+* ``may_state_value``: whether a turn whose facts were all copied may still state one of its
+  own (it names the concept copied, or a name), so that extracting it again is worth a call.
 """
 
 from __future__ import annotations
@@ -27,6 +29,7 @@ from apexmem_neo.construction.loaders import TurnInput
 from apexmem_neo.llm.extract_event import ExtractedFact
 from apexmem_neo.ontology import DType
 from apexmem_neo.ontology.ids import normalize_text
+from apexmem_neo.ontology.lexicon import common_property
 from apexmem_neo.store.protocol import FactRecord
 
 STOPWORDS: Final = frozenset(
@@ -326,3 +329,65 @@ def current_value_given_up(value: object, text: str) -> bool:
 def holds_value(records: list[FactRecord], value: object) -> bool:
     wanted = normalize_text(str(value))
     return any(normalize_text(str(r.value)) == wanted for r in records)
+
+
+NOT_NAMES: Final = frozenset(
+    "i i'm i've i'd i'll monday tuesday wednesday thursday friday saturday sunday mon tue "
+    "tues wed thu thur thurs fri sat sun".split()
+)
+"""Capitalised words that name no value: the pronoun "I" and the days of the week."""
+_CAPITALISED: Final = re.compile(r"[A-Z][\w&'-]*")
+
+
+def names_concept(text: str, property_name: str) -> bool:
+    """Whether ``text`` says every word of the property's name, or of one of the common
+    property's names ("favourite restaurant" for ``favourite_restaurant``, "works at" for
+    ``employer``), small inflections allowed."""
+    common = common_property(property_name)
+    names = (property_name,) if common is None else (common.name, *common.aliases)
+    return any(value_said(name.replace("_", " "), text) for name in names)
+
+
+def holds_name(text: str, known: Iterable[str]) -> bool:
+    """Whether ``text`` holds a name other than ``known`` ones (the speakers'): a capitalised
+    word inside a sentence, or two in a row at its start ("Sakura Sushi is ...")."""
+    skip = {w for name in known for w in words(name)} | NOT_NAMES
+    for sentence in _SENTENCE.split(text):
+        named = [_is_name(token, skip) for token in sentence.split()]
+        # A name inside the sentence, or a name followed by another at its start.
+        if any(named[1:]) or named[:2] == [True, True]:
+            return True
+    return False
+
+
+def _is_name(token: str, skip: set[str]) -> bool:
+    match = _CAPITALISED.match(token)
+    return match is not None and normalize_text(match.group(0)) not in skip
+
+
+_SENTENCE: Final = re.compile(r"(?<=[.!?])\s+")
+
+
+_CHANGE_CUES: Final = re.compile(
+    r"\b(now|new|instead|these days|lately|switched|changed|moved|took up|taken up|"
+    r"got into|started)\b",
+    re.IGNORECASE,
+)
+"""Words that say a state began or changed ("I took up pottery", "we moved")."""
+
+
+def says_change(text: str) -> bool:
+    """Whether ``text`` says a state began, changed, ended or was corrected."""
+    cues = (_CHANGE_CUES, _ENDING_CUES, _CORRECTION_CUES)
+    return any(cue.search(text) for cue in cues)
+
+
+def may_state_value(text: str, copied: Iterable[str], known: Iterable[str]) -> bool:
+    """Whether a turn whose every extracted fact was copied from its context (facts under the
+    ``copied`` property names) may still state a value of its own: it names one of those
+    concepts, holds a name beyond the ``known`` speakers', or says a change. Small talk
+    ("Thanks, Gina! Keep going!") is none of these, and extracting it again found more
+    copies."""
+    if says_change(text) or holds_name(text, known):
+        return True
+    return any(names_concept(text, p) for p in copied)

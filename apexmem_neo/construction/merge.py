@@ -31,6 +31,7 @@ from apexmem_neo.construction.faithful import (
     is_clause,
     is_correction,
     is_iso_date,
+    may_state_value,
     mentions,
     names_its_property,
     names_someone_else,
@@ -137,8 +138,9 @@ class TurnMerge:
     """Memory's facts about an entity: lets a changed value find the property that holds the
     earlier one and a correction find what it corrects (None: the turn is judged alone)."""
     dropped: int = 0
-    unsaid: int = 0
-    """Facts dropped because their value is not said in the turn (copied or made up)."""
+    copied: list[str] = field(default_factory=list)
+    """Property names of the facts dropped because their value is not said in the turn
+    (copied or made up)."""
     _memo: dict[str, Entity | None] = field(default_factory=dict)
     _stated: dict[tuple[str, str], set[str]] = field(default_factory=dict)
     _people: set[str] = field(default_factory=set)
@@ -151,7 +153,13 @@ class TurnMerge:
     def copied_only(self, batch: GraphBatch) -> bool:
         """Whether every fact the extraction gave was dropped as not said in the turn: the
         model copied its context instead of reading the turn."""
-        return self.unsaid > 0 and not batch.facts
+        return bool(self.copied) and not batch.facts
+
+    def worth_extracting_again(self, batch: GraphBatch) -> bool:
+        """Whether the extraction copied every fact from its context and the turn may still
+        state a value of its own (``may_state_value``): then it is read again alone."""
+        known = [n for n in (self.item.speaker, self.item.listener) if n]
+        return self.copied_only(batch) and may_state_value(self.item.text, self.copied, known)
 
     def build(self, extraction: ExtractedEvent | None) -> GraphBatch:
         item, turn = self.item, self.item.turn()
@@ -305,7 +313,8 @@ class TurnMerge:
         }
         unsaid = self._unfaithful(fact)
         if unsaid is not None:
-            self.unsaid += unsaid.endswith(UNSAID)
+            if unsaid.endswith(UNSAID):
+                self.copied.append(to_snake_case(fact.property))
             self._drop(fact, unsaid)
             return
         name = self._subject_name(fact)

@@ -269,7 +269,7 @@ class ConstructionPipeline:
         batch = merge.build(extraction)
         calls = (result.calls if result is not None else 0) + resolver.llm_calls
         context = self._context(item)  # popped for every turn, so none is kept past it
-        if merge.copied_only(batch) and context:
+        if context and merge.worth_extracting_again(batch):
             # One more extraction without the previous turns, which it copied from.
             retry = self._extract(item, [], self._known(item))
             calls += retry.calls

@@ -180,3 +180,20 @@ def test_a_turn_whose_facts_were_all_copied_is_extracted_again_without_context(
     assert stats.llm_calls == 3
     retry_prompt = lm.history[-1]["messages"][-1]["content"]
     assert "(start of conversation)" in retry_prompt
+
+
+def test_small_talk_whose_facts_were_all_copied_is_not_extracted_again(
+    store: SQLiteGraphStore, checkpoint: Checkpoint
+) -> None:
+    turns = [
+        turn("My favourite restaurant is Italian Garden.", "2024-01-15T19:00:00", 0),
+        turn("Thanks, Bob! That means a lot to me.", "2024-03-20T19:00:00", 1),
+    ]
+    answers = [
+        compact("preference", [compact_fact("Alice", "favourite_restaurant", "Italian Garden")]),
+        compact("thanks", [compact_fact("Alice", "favourite_restaurant", "Italian Garden")]),
+    ]
+    lm = dspy.utils.DummyLM(answers, adapter=ADAPTER)
+    stats = ConstructionPipeline(store, checkpoint, lm, PipelineConfig(), ADAPTER).ingest(turns)
+    assert stats.llm_calls == 2
+    assert [f.value for f in store.history(ALICE, "favourite_restaurant")] == ["Italian Garden"]

@@ -8,6 +8,7 @@ from apexmem_neo.construction.faithful import (
     addressed,
     event_type_said,
     is_correction,
+    may_state_value,
     negated,
     relation_value,
     said_to_end,
@@ -120,3 +121,22 @@ def test_an_event_type_fits_its_turn_when_said_or_a_dialogue_act(
     event_type: str, text: str, fits: bool
 ) -> None:
     assert event_type_said(event_type, text) is fits
+
+
+@pytest.mark.parametrize(
+    ("text", "copied", "worth"),
+    [
+        ("Sakura Sushi is my favourite restaurant now.", "favourite_restaurant", True),
+        ("My favorite restaurant? Definitely the sushi place.", "favourite_restaurant", True),
+        ("We always end up at Olive Tree.", "favourite_restaurant", True),  # a name
+        ("I took up pottery.", "hobby", True),  # a change
+        ("Actually it's the red one.", "car", True),  # a correction
+        ("Thanks, Gina! Your kind words mean a lot.", "mood", False),
+        ("Wanna see my moves next Fri? Can't wait!", "dance_style", False),
+        ("I'm so glad for you, Jon. Keep it up!", "hobby", False),
+    ],
+)
+def test_a_copied_turn_is_read_again_only_when_it_may_state_a_value(
+    text: str, copied: str, worth: bool
+) -> None:
+    assert may_state_value(text, [copied], known=["Jon", "Gina"]) is worth
