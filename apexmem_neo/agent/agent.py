@@ -44,7 +44,7 @@ from apexmem_neo.agent.dated_answers import evidence_date
 from apexmem_neo.agent.models import AgentConfig, AgentResult, Mode, TraceStep, check_mode
 from apexmem_neo.agent.programs import load_answer_program
 from apexmem_neo.agent.query_loop import QueryLoop
-from apexmem_neo.agent.react_loop import LoopOutcome, ReactLoop, token_delta, token_total
+from apexmem_neo.agent.react_loop import LoopOutcome, ReactLoop, timed, token_total
 from apexmem_neo.agent.timewords import QuestionTime, hints_text, question_times
 from apexmem_neo.llm.failures import raise_if_fatal
 from apexmem_neo.llm.lm import SchemaJSONAdapter
@@ -188,22 +188,19 @@ class MemoryAgent:
     def _fast(
         self, inputs: Mapping[str, Any], result: AgentResult, tracker: Any, final: bool
     ) -> list[str]:
-        before, t0 = token_total(tracker), time.perf_counter()
         step = TraceStep(step=len(result.trace), phase="fast")
         result.trace.append(step)
         result.mode = "fast"
-        try:
-            pred = self.program(**inputs)
-        except Exception as exc:  # unparseable reply: fall through to the loop (auto)
-            raise_if_fatal(exc)  # a dead or unauthorised model stops the question
-            step.error = f"{type(exc).__name__}: {exc}"[:800]
-            result.enough_context = False
-            if final:
-                result.error = f"fast path failed: {step.error}"
-            return []
-        finally:
-            step.seconds = round(time.perf_counter() - t0, 3)
-            step.tokens = token_delta(before, token_total(tracker))
+        with timed(step, tracker):
+            try:
+                pred = self.program(**inputs)
+            except Exception as exc:  # unparseable reply: fall through to the loop (auto)
+                raise_if_fatal(exc)  # a dead or unauthorised model stops the question
+                step.error = f"{type(exc).__name__}: {exc}"[:800]
+                result.enough_context = False
+                if final:
+                    result.error = f"fast path failed: {step.error}"
+                return []
         result.answer = str(pred.answer)
         result.enough_context = bool(pred.enough_context)
         step.output_chars = len(result.answer)

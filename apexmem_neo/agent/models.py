@@ -82,11 +82,14 @@ class EvidenceItem(BaseModel):
     text: str = ""
 
 
+StepPhase = Literal["fast", "react", "query", "extract"]
+
+
 class TraceStep(BaseModel):
     """One LLM step: the thought, the tool it chose and what the call cost."""
 
     step: int
-    phase: Literal["fast", "react", "query", "extract"]
+    phase: StepPhase
     thought: str = ""
     tool: str | None = None
     args: dict[str, Any] = {}

@@ -21,13 +21,13 @@ from __future__ import annotations
 import time
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
-from typing import Any, Final, Literal
+from typing import Any, Final
 
 import dspy
 
 from apexmem_neo.agent.models import AgentConfig, TraceStep
 from apexmem_neo.agent.programs import load_compiled
-from apexmem_neo.agent.react_loop import LoopOutcome, token_delta, token_total
+from apexmem_neo.agent.react_loop import LoopOutcome, timed
 from apexmem_neo.agent.signatures import (
     EVIDENCE_DESC,
     MAX_ANSWER_CHARS,
@@ -131,7 +131,7 @@ class QueryLoop:
         attempts: list[str] = []
         query, result = "", ToolResult()
         while out.tool_calls < self.config.max_tool_calls:
-            step = self._new_step(out, first_step, "query")
+            step = out.new_step(first_step, "query")
             written = self._timed(step, tracker, lambda: self._write(inputs, attempts))
             if written is None or written in out.calls_seen:
                 break  # an unparseable reply, or a query already sent: no new information
@@ -147,25 +147,15 @@ class QueryLoop:
             self._answer(inputs, query, self._observed(result), tracker, out, first_step)
         return out
 
-    def _new_step(
-        self, out: LoopOutcome, first_step: int, phase: Literal["query", "extract"]
-    ) -> TraceStep:
-        step = TraceStep(step=first_step + len(out.steps), phase=phase)
-        out.steps.append(step)
-        return step
-
     def _timed(self, step: TraceStep, tracker: Any, call: Callable[[], Any]) -> Any:
         """``call()`` with its seconds and tokens on ``step``; a failure is the step's error."""
-        before, t0 = token_total(tracker), time.perf_counter()
-        try:
-            return call()
-        except Exception as exc:  # a reply the adapter cannot parse: recorded, not raised
-            raise_if_fatal(exc)  # a dead or unauthorised model stops the question
-            step.error = f"{type(exc).__name__}: {exc}"[:800]
-            return None
-        finally:
-            step.seconds = round(time.perf_counter() - t0, 3)
-            step.tokens = token_delta(before, token_total(tracker))
+        with timed(step, tracker):
+            try:
+                return call()
+            except Exception as exc:  # a reply the adapter cannot parse: recorded, not raised
+                raise_if_fatal(exc)  # a dead or unauthorised model stops the question
+                step.error = f"{type(exc).__name__}: {exc}"[:800]
+                return None
 
     def _write(self, inputs: Mapping[str, Any], attempts: list[str]) -> str:
         shown = "\n".join(attempts) or NO_ATTEMPTS
@@ -195,7 +185,7 @@ class QueryLoop:
         out: LoopOutcome,
         first_step: int,
     ) -> None:
-        step = self._new_step(out, first_step, "extract")
+        step = out.new_step(first_step, "extract")
         pred = self._timed(step, tracker, lambda: self.program.answer(
             question_date=inputs["question_date"], question=inputs["question"],
             query=query, rows=rows,

@@ -21,13 +21,14 @@ import json
 import logging
 import sys
 import time
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Iterator, Mapping
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
 import dspy
 
-from apexmem_neo.agent.models import AgentConfig, TraceStep
+from apexmem_neo.agent.models import AgentConfig, StepPhase, TraceStep
 from apexmem_neo.agent.programs import load_compiled
 from apexmem_neo.agent.signatures import AnswerWithTools
 from apexmem_neo.llm.failures import raise_if_fatal
@@ -55,6 +56,13 @@ class LoopOutcome:
     calls_seen: dict[str, int] = field(default_factory=dict)
     """Each distinct call made so far (tool and arguments as JSON) -> its trajectory index."""
 
+    def new_step(self, first_step: int, phase: StepPhase) -> TraceStep:
+        """A new step of ``phase``, numbered after the steps so far (counting from
+        ``first_step``) and appended to them."""
+        step = TraceStep(step=first_step + len(self.steps), phase=phase)
+        self.steps.append(step)
+        return step
+
 
 def token_total(tracker: Any) -> dict[str, int]:
     """Summed integer token counts (prompt, completion, total) over every LM tracked."""
@@ -69,6 +77,17 @@ def token_total(tracker: Any) -> dict[str, int]:
 
 def token_delta(before: Mapping[str, int], after: Mapping[str, int]) -> dict[str, int]:
     return {k: v - before.get(k, 0) for k, v in after.items() if v - before.get(k, 0)}
+
+
+@contextmanager
+def timed(step: TraceStep, tracker: Any) -> Iterator[None]:
+    """Record on ``step`` the seconds and the tokens the block spends, however it ends."""
+    before, t0 = token_total(tracker), time.perf_counter()
+    try:
+        yield
+    finally:
+        step.seconds = round(time.perf_counter() - t0, 3)
+        step.tokens = token_delta(before, token_total(tracker))
 
 
 STEP_KEYS = ("thought", "tool_name", "tool_args", "observation")
@@ -233,7 +252,7 @@ class ReactLoop:
         for idx in range(self.config.max_iters):
             if not self._step(idx, inputs, trajectory, tracker, out, first_step):
                 break
-        self._extract(inputs, trajectory, tracker, out, first_step + len(out.steps))
+        self._extract(inputs, trajectory, tracker, out, first_step)
         return out
 
     def _call(self, module: Any, trajectory: dict[str, Any], inputs: Mapping[str, Any]) -> Any:
@@ -250,8 +269,7 @@ class ReactLoop:
     ) -> bool:
         """One thought + tool call; False when the loop should stop."""
         before, t0 = token_total(tracker), time.perf_counter()
-        step = TraceStep(step=first_step + len(out.steps), phase="react")
-        out.steps.append(step)
+        step = out.new_step(first_step, "react")
         try:
             pred = self._call(self.program.react, trajectory, inputs)
         except Exception as exc:  # a reply the adapter cannot parse ends the loop
@@ -302,22 +320,19 @@ class ReactLoop:
         trajectory: dict[str, Any],
         tracker: Any,
         out: LoopOutcome,
-        step_no: int,
+        first_step: int,
     ) -> None:
-        before, t0 = token_total(tracker), time.perf_counter()
-        step = TraceStep(step=step_no, phase="extract")
-        out.steps.append(step)
-        try:
-            pred = self._call(self.program.extract, trajectory, inputs)
-            out.answer = str(pred.answer)
-            out.turn_ids = [str(t) for t in (pred.evidence_turn_ids or [])]
-            step.thought = str(getattr(pred, "reasoning", "") or "")
-            step.output_chars = len(out.answer)
-        except Exception as exc:  # report, never crash: the trace so far stays useful
-            raise_if_fatal(exc)  # ... unless the model itself cannot be used
-            step.error = out.error = f"final extract failed: {type(exc).__name__}: {exc}"[:800]
-        step.seconds = round(time.perf_counter() - t0, 3)
-        step.tokens = token_delta(before, token_total(tracker))
+        step = out.new_step(first_step, "extract")
+        with timed(step, tracker):
+            try:
+                pred = self._call(self.program.extract, trajectory, inputs)
+                out.answer = str(pred.answer)
+                out.turn_ids = [str(t) for t in (pred.evidence_turn_ids or [])]
+                step.thought = str(getattr(pred, "reasoning", "") or "")
+                step.output_chars = len(out.answer)
+            except Exception as exc:  # report, never crash: the trace so far stays useful
+                raise_if_fatal(exc)  # ... unless the model itself cannot be used
+                step.error = out.error = f"final extract failed: {type(exc).__name__}: {exc}"[:800]
 
 
 def _seen_before(calls_seen: dict[str, int], step: TraceStep, idx: int) -> int | None:
