@@ -28,7 +28,9 @@ from typing import Literal
 from dateutil.relativedelta import relativedelta
 
 from benchmarks.construction_quality.questions import add_questions
-from benchmarks.construction_quality.templates import FAMILIES, PROPERTIES, Family, RelativeTime
+from benchmarks.construction_quality.templates import FAMILIES as FAMILIES_AB
+from benchmarks.construction_quality.templates import PROPERTIES, Family, RelativeTime
+from benchmarks.construction_quality.templates_c import FAMILY_C
 from benchmarks.construction_quality.truth import (
     ConceptTruth,
     Conversation,
@@ -41,6 +43,11 @@ from benchmarks.construction_quality.truth import (
 )
 
 Layout = Literal["full", "tiny"]
+
+FAMILIES: dict[str, Family] = {**FAMILIES_AB, FAMILY_C.name: FAMILY_C}
+"""Every template family by name: A and B (``templates``) and C (``templates_c``, apart so it
+could be written without reading B, and registered here so neither module imports the other's
+families)."""
 
 
 @dataclass(frozen=True)
@@ -57,9 +64,12 @@ SETS: dict[str, SetSpec] = {
     "tuning": SetSpec("A", 1, 4),
     "test": SetSpec("B", 2, 4),
     "tiny": SetSpec("A", 3, 1, "tiny"),
+    "holdout": SetSpec("C", 3, 4),
 }
 """``tuning`` (templates A, seed 1) is what the construction may be tuned on; ``test``
-(templates B, seed 2) is read only for the final evaluation; ``tiny`` is a smoke set."""
+(templates B, seed 2) is read only for the final evaluation; ``holdout`` (templates C, seed 3,
+the same shape) is read only for the final evaluation of issue 48 and nobody tunes on it (C
+was written after B had been evaluated, without reading B); ``tiny`` is a smoke set."""
 
 
 def relative_window(rel: RelativeTime, said: date) -> tuple[str, DateWindow]:

@@ -4,8 +4,9 @@
 
 Sets (``generator.SETS``): ``tuning`` (templates A, seed 1: 4 conversations, 56 turns, 56
 questions), ``test`` (templates B, seed 2, the same shape; read only for the final
-evaluation) and ``tiny`` (4 turns, a smoke run). On the local model a set takes about 10 s
-per turn to build and 10-30 s per question.
+evaluation), ``holdout`` (templates C, seed 3, the same shape; read once, for the final
+evaluation of issue 48, and never tuned on) and ``tiny`` (4 turns, a smoke run). On the
+local model a set takes about 10 s per turn to build and 10-30 s per question.
 
 Usage (from the repo root):
     .venv/bin/python -m benchmarks.construction_quality.run --set tuning --store sqlite \\

@@ -1,8 +1,10 @@
-"""The two template families: how people state, change, deny and correct a concept's value,
-and how questions ask about it. Family A builds the tuning set and family B the test set;
+"""The template families A and B: how people state, change, deny and correct a concept's
+value, and how questions ask about it. Family A builds the tuning set and family B the test set;
 they share the concepts' canonical property names (and four of five concepts) but no
 phrasing, no value and no name, so a construction tuned on A meets B's words for the first
-time. Every template renders to a short line (well under 200 characters).
+time. Every template renders to a short line (well under 200 characters). Family C, the
+holdout set's, is in ``templates_c`` (written without reading B; ``generator.FAMILIES`` holds
+all three).
 
 Placeholders: {value} the new value, {old} the earlier one, {when}/{When} a relative time,
 {name}/{rel} a third party and the relation, {p} the person a question is about, {date} an
@@ -376,3 +378,4 @@ FAMILY_B = Family(
 )  # fmt: skip
 
 FAMILIES: dict[str, Family] = {"A": FAMILY_A, "B": FAMILY_B}
+"""A and B by name; ``generator.FAMILIES`` adds C (``templates_c``, which imports this module)."""

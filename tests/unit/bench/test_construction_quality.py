@@ -1,23 +1,35 @@
-"""The construction-quality benchmark's generator: deterministic per seed, tuning and test
-share no phrasing, and every conversation's truth is consistent with its turns and
-questions."""
+"""The construction-quality benchmark's generator: deterministic per seed, the template
+families (A tuning, B test, C holdout) share no phrasing, value or name, every template keeps
+to its placeholders and renders short, and every conversation's truth is consistent with its
+turns and questions."""
 
 from __future__ import annotations
 
+import itertools
 import json
 import re
+import string
 from datetime import date
 from pathlib import Path
 
 import pytest
 
 from apexmem_neo.construction.loaders import load_jsonl
-from benchmarks.construction_quality.generator import SETS, generate, jsonl_lines, write_set
+from benchmarks.construction_quality.generator import (
+    FAMILIES,
+    SETS,
+    generate,
+    jsonl_lines,
+    write_set,
+)
 from benchmarks.construction_quality.questions import reads
 from benchmarks.construction_quality.templates import FAMILY_A, FAMILY_B, Family
+from benchmarks.construction_quality.templates_c import FAMILY_C
 from benchmarks.construction_quality.truth import sure_span, truth_problems
 
 SET_NAMES = sorted(SETS)
+ALL_FAMILIES = [FAMILY_A, FAMILY_B, FAMILY_C]
+FULL_SETS = ["tuning", "holdout"]
 
 
 @pytest.mark.parametrize("name", SET_NAMES)
@@ -34,6 +46,25 @@ def test_sets_differ_in_seed_and_family() -> None:
     )
 
 
+def test_holdout_is_family_c_and_shares_no_turn() -> None:
+    holdout = generate("holdout")
+    assert (holdout.family, holdout.seed, len(holdout.conversations)) == ("C", 3, 4)
+    assert SETS["holdout"].layout == "full"
+    texts = {t.text for c in holdout.conversations for t in c.turns}
+    for other in ("tuning", "test"):
+        assert texts.isdisjoint(t.text for c in generate(other).conversations for t in c.turns)
+    tuning = generate("tuning")
+    assert holdout.turns == tuning.turns
+    questions = [sum(len(c.questions) for c in d.conversations) for d in (holdout, tuning)]
+    assert questions[0] == questions[1]
+
+
+def test_families_are_registered_by_name() -> None:
+    assert {name: f.name for name, f in FAMILIES.items()} == {"A": "A", "B": "B", "C": "C"}
+    assert {spec.family for spec in SETS.values()} <= set(FAMILIES)
+    assert set(FAMILY_C.wordings) == set(FAMILY_A.wordings)
+
+
 def _phrases(family: Family) -> set[str]:
     """Each template lower-cased, its placeholders unnamed and its spaces collapsed."""
     return {" ".join(re.sub(r"\{\w+\}", "{}", t.lower()).split()) for t in family.templates()}
@@ -48,15 +79,96 @@ def _ngrams(family: Family, n: int) -> set[tuple[str, ...]]:
     return grams
 
 
-def test_tuning_and_test_share_no_template_phrasing() -> None:
-    assert _phrases(FAMILY_A).isdisjoint(_phrases(FAMILY_B))
-    assert _ngrams(FAMILY_A, 4).isdisjoint(_ngrams(FAMILY_B, 4))
-    assert set(FAMILY_A.subjects + FAMILY_A.others).isdisjoint(FAMILY_B.subjects + FAMILY_B.others)
-    for concept in set(FAMILY_A.values) & set(FAMILY_B.values):
-        assert set(FAMILY_A.values[concept]).isdisjoint(FAMILY_B.values[concept])
+def _names(family: Family, third_parties: bool) -> set[str]:
+    names = set(family.subjects + family.others)
+    return names | {name for name, _ in family.third_parties} if third_parties else names
 
 
-@pytest.mark.parametrize("family", [FAMILY_A, FAMILY_B], ids=["A", "B"])
+@pytest.mark.parametrize(
+    ("one", "two"), list(itertools.combinations(ALL_FAMILIES, 2)), ids=["A-B", "A-C", "B-C"]
+)
+def test_families_share_no_template_phrasing(one: Family, two: Family) -> None:
+    assert _phrases(one).isdisjoint(_phrases(two))
+    assert _ngrams(one, 4).isdisjoint(_ngrams(two, 4))
+    # family C keeps its third parties apart too (A and B were only held to the speakers)
+    third_parties = "C" in (one.name, two.name)
+    assert _names(one, third_parties).isdisjoint(_names(two, third_parties))
+    for concept in set(one.values) & set(two.values):
+        assert set(one.values[concept]).isdisjoint(two.values[concept])
+
+
+_FIELDS: dict[str, tuple[set[str], set[str]]] = {
+    # field -> (placeholders allowed, placeholders required; "when" stands for {when}/{When})
+    "state": ({"value"}, {"value"}),
+    "change": ({"value", "old"}, {"value"}),
+    "change_dated": ({"value", "old", "when", "When"}, {"value", "when"}),
+    "negate_dated": ({"old", "when", "When"}, {"old", "when"}),
+    "after_negation": ({"value"}, {"value"}),
+    "stable_other": ({"value"}, {"value"}),
+    "third_party": ({"value", "name", "rel"}, {"value", "name", "rel"}),
+    "now": ({"p"}, {"p"}),
+    "as_of": ({"p", "date"}, {"p", "date"}),
+    "when": ({"p", "value"}, {"p"}),
+    "before": ({"p", "value"}, {"p", "value"}),
+    "greetings": ({"name"}, set()),
+    "openers": ({"name"}, set()),
+    "fillers": (set(), set()),
+    "reactions": (set(), set()),
+    "corrections": ({"value", "old"}, {"value", "old"}),
+}
+
+
+def _placeholders(template: str) -> set[str]:
+    found = {name for _, name, _, _ in string.Formatter().parse(template) if name is not None}
+    return {"when" if name == "When" else name for name in found}
+
+
+def _check(field: str, template: str) -> None:
+    allowed, required = _FIELDS[field]
+    found = _placeholders(template)
+    assert found <= {"when" if a == "When" else a for a in allowed}, (field, template)
+    assert required <= found, (field, template)
+
+
+@pytest.mark.parametrize("family", ALL_FAMILIES, ids=["A", "B", "C"])
+def test_templates_keep_to_their_placeholders_and_render_short(family: Family) -> None:
+    """Each field uses only the placeholders the generator and questions fill (and the ones
+    they need), and renders under 190 characters with the longest names and values."""
+    for field in ("greetings", "openers", "fillers", "reactions", "corrections"):
+        for template in getattr(family, field):
+            _check(field, template)
+    for rel in family.relative:
+        assert _placeholders(rel.words) <= ({"month"} if rel.unit == "months" else set())
+        assert rel.amount > 0
+    assert _placeholders(family.as_of_month) == {"month", "year"}
+    assert _placeholders(family.as_of_day) == {"day", "month", "year"}
+    longest = {k: max(v, key=len) for k, v in family.values.items()}
+    people = family.subjects + family.others + tuple(n for n, _ in family.third_parties)
+    name = max(people, key=len)
+    rel = max((r for _, r in family.third_parties), key=len)
+    when = max((r.words.format(month="September") for r in family.relative), key=len)
+    date_words = max(
+        family.as_of_month.format(month="September", year=2024),
+        family.as_of_day.format(day=30, month="September", year=2024),
+        key=len,
+    )
+    fill = {"name": name, "rel": rel, "p": name, "date": date_words, "when": when}
+    fill["When"] = when.capitalize()
+    for concept, wording in family.wordings.items():
+        value = longest[concept]
+        for field in _FIELDS:
+            templates = getattr(wording, field, None)
+            if templates is None:
+                continue
+            for template in (templates,) if isinstance(templates, str) else templates:
+                _check(field, template)
+                assert len(template.format(value=value, old=value, **fill)) < 190, template
+    for template in family.corrections:
+        value = max(longest.values(), key=len)
+        assert len(template.format(value=value, old=value)) < 190
+
+
+@pytest.mark.parametrize("family", ALL_FAMILIES, ids=["A", "B", "C"])
 def test_values_share_no_word_within_a_family(family: Family) -> None:
     """So a fact value that is part of a value ("Civic") stands for one value only."""
     seen: dict[str, str] = {}
@@ -84,8 +196,9 @@ def test_truth_is_consistent(name: str) -> None:
                 assert sure_span(tl, i, conv.question_date) is not None
 
 
-def test_a_full_conversation_has_every_ingredient() -> None:
-    for conv in generate("tuning").conversations:
+@pytest.mark.parametrize("name", FULL_SETS)
+def test_a_full_conversation_has_every_ingredient(name: str) -> None:
+    for conv in generate(name).conversations:
         assert len(conv.turns) == 14 and {t.session for t in conv.turns} == {"s1", "s2", "s3"}
         roles = sorted(p.role for p in conv.people)
         assert roles.count("subject") == 1 and "third_party" in roles
@@ -101,8 +214,9 @@ def test_a_full_conversation_has_every_ingredient() -> None:
         assert any(not t.asserts and not t.denies for t in conv.turns)  # filler
 
 
-def test_gold_answers_follow_the_truth() -> None:
-    for conv in generate("tuning").conversations:
+@pytest.mark.parametrize("name", FULL_SETS)
+def test_gold_answers_follow_the_truth(name: str) -> None:
+    for conv in generate(name).conversations:
         for q in conv.questions:
             tl = conv.timeline(q.owner, q.concept)
             if q.kind == "now":
@@ -127,8 +241,9 @@ def test_month_gold_for_last_month() -> None:
     assert when.gold_window is not None and when.gold_window.hi < said.isoformat()
 
 
-def test_reads_cover_every_timeline() -> None:
-    for conv in generate("tuning").conversations:
+@pytest.mark.parametrize("name", FULL_SETS)
+def test_reads_cover_every_timeline(name: str) -> None:
+    for conv in generate(name).conversations:
         planned = reads(conv)
         assert {(r.owner, r.concept) for r in planned if r.kind == "current"} == {
             (t.owner, t.concept) for t in conv.truth

@@ -1,0 +1,171 @@
+"""Template family C, the holdout set's: the concepts and canonical property names of family A,
+written afresh from general English without reading family B, and sharing no phrasing, no
+value and no name with either (the unit tests check; where a first draft met one of B's
+phrasings, names or values the check named it and it was replaced). The holdout set
+(``generator.SETS["holdout"]``) is read only for the final evaluation of issue 48; nobody tunes
+on these words.
+
+Placeholders as in ``templates``: {value} the new value, {old} the earlier one, {when}/{When}
+a relative time, {name}/{rel} a third party and the relation, {p} the person a question is
+about, {date} an as-of time ("during March 2024").
+"""
+
+from __future__ import annotations
+
+from benchmarks.construction_quality.templates import Family, RelativeTime, Wording
+
+FAMILY_C = Family(
+    name="C",
+    subjects=("Ingrid", "Tobias", "Marisol", "Kwame", "Yuki", "Declan", "Beatriz", "Anil"),
+    others=("Signe", "Otto", "Greta", "Rafael", "Wren", "Bram"),
+    third_parties=(("Hannah", "aunt"), ("Felix", "uncle"), ("Clara", "best friend"),
+                   ("Thiago", "roommate"), ("Sofia", "daughter"), ("Viktor", "colleague")),
+    values={
+        "lives_in": ("Savannah", "Charleston", "Anchorage", "Minneapolis", "Louisville",
+                     "Bozeman", "Wichita", "Lexington", "Chattanooga", "Duluth", "Burlington",
+                     "Cheyenne"),
+        "employer": ("Brightwater Analytics", "Halcyon Robotics", "Ironbridge Logistics",
+                     "Maplewood Insurance", "Quillfeather Media", "Redstone Biotech",
+                     "Silverline Telecom", "Tidewater Energy", "Kestrel Aerospace",
+                     "Lumen Software"),
+        "favourite_restaurant": ("Trattoria Bella", "Kyoto Izakaya", "Marrakesh Kitchen",
+                                 "Copper Lantern", "Athena Taverna", "Bangkok Orchid",
+                                 "Havana Nights", "Cardamom Grill", "Brasserie Lyon",
+                                 "Lucky Noodle"),
+        "car": ("Porsche Macan", "Dodge Charger", "Buick Enclave", "Cadillac Escalade",
+                "Chrysler Pacifica", "Mitsubishi Outlander", "Genesis G70", "Jaguar F-Pace",
+                "Rivian R1T"),
+        "hobby": ("trail running", "watercolour painting", "beekeeping", "fencing", "kayaking",
+                  "sourdough baking", "calligraphy", "scuba diving", "origami"),
+    },
+    wordings={
+        "lives_in": Wording(
+            state=("I'm based in {value}, about twenty minutes from the airport.",
+                   "I've got an apartment in {value}, close to the old train station."),
+            change=("We ended up moving to {value}, so I'm not in {old} anymore.",
+                    "I left {old} behind; these days I'm living in {value}."),
+            change_dated=("{When} we finally made the move from {old} to {value}.",
+                          "I said goodbye to {old} {when} and now my home is {value}."),
+            negate_dated=("I'm not in {old} anymore, I gave up the apartment {when}.",
+                          "{When} I moved away from {old}; for now I'm sleeping on a "
+                          "friend's sofa."),
+            after_negation=("I got the keys to a flat in {value} today, so that's where I live.",
+                            "I'm living in {value} now, with my own place again at last."),
+            stable_other=("I grew up in {value} and never left.",
+                          "{value} has been my home for twenty years."),
+            third_party=("My {rel} {name} relocated to {value} recently.",
+                         "My {rel} {name} is living in {value} these days."),
+            now="Where is {p} based at present?",
+            as_of="What city was {p} calling home {date}?",
+            when="When did {p} make the move to {value}?",
+            before="Which city did {p} call home before {value}?",
+        ),
+        "employer": Wording(
+            state=("I'm a project manager over at {value}.",
+                   "I've got a job with {value}, in their data team."),
+            change=("I handed in my resignation at {old} and I'm at {value} now.",
+                    "I switched jobs: goodbye {old}, hello {value}."),
+            change_dated=("{When} I began a new job at {value} after leaving {old}.",
+                          "I left {old} {when}; I work for {value} now."),
+            negate_dated=("{old} let me go {when}, so I'm between jobs right now.",
+                          "I'm no longer employed at {old}; my last day was {when}."),
+            after_negation=("I accepted an offer from {value} today, so I have a job again.",
+                            "Starting today, {value} is my employer."),
+            stable_other=("I've worked for {value} for as long as I can remember.",
+                          "{value} has employed me for over a decade now."),
+            third_party=("My {rel} {name} is working for {value} these days.",
+                         "My {rel} {name} landed a job with {value}."),
+            now="Who is {p}'s employer these days?",
+            as_of="Which company employed {p} {date}?",
+            when="When did {p} get hired at {value}?",
+            before="Who did {p} work for before {value}?",
+        ),
+        "favourite_restaurant": Wording(
+            state=("The restaurant I love most is {value}; we go there for every birthday.",
+                   "Whenever we go out for dinner I pick {value}; best restaurant around if "
+                   "you ask me."),
+            change=("These days I'd pick {value} over any other restaurant; I hardly go to "
+                    "{old} now.",
+                    "I've switched allegiance from {old} to {value}; no other restaurant "
+                    "compares now."),
+            change_dated=("{When} we tried {value} for the first time, and it has replaced "
+                          "{old} as my favourite restaurant.",
+                          "A friend took me to {value} {when}, and since then I like it more "
+                          "than {old}."),
+            negate_dated=("{old} fell out of favour with me {when}, after a terrible dinner there.",
+                          "I'm done with {old}; they changed the menu {when} and it's no longer "
+                          "my favourite."),
+            after_negation=("Time for a new favourite, and it's {value}; I'm there every week now.",
+                            "{value} is officially the restaurant I like best now."),
+            stable_other=("{value} has been my favourite restaurant since I was a kid.",
+                          "{value} beats every other restaurant, and it has for ages."),
+            third_party=("My {rel} {name} can't stop talking about {value}; {name} says no other "
+                         "restaurant comes close.",
+                         "According to my {rel} {name}, no restaurant beats {value} these "
+                         "days."),
+            now="Which restaurant does {p} like best at the moment?",
+            as_of="What was {p}'s restaurant of choice {date}?",
+            when="When did {value} become the restaurant {p} likes most?",
+            before="Which restaurant did {p} prefer before {value}?",
+        ),
+        "car": Wording(
+            state=("For getting around town I use a {value}, it's reliable enough.",
+                   "My daily driver is a {value}."),
+            change=("The {old} is history; I've got a {value} now.",
+                    "The {old} had to go, so I replaced it with a {value}."),
+            change_dated=("{When} I swapped my {old} for a {value}.",
+                          "I took delivery of a {value} {when}; the {old} went to my nephew."),
+            negate_dated=("I no longer own the {old}; it was totalled in a crash {when}.",
+                          "{When} I sold my {old}, so I'm taking the bus for now."),
+            after_negation=("I've got wheels again: I just picked up a {value}.",
+                            "I bought a {value} today, so no more buses for me."),
+            stable_other=("I've had my {value} since college and I'm not replacing it.",
+                          "My trusty {value} still starts first time every morning."),
+            third_party=("My {rel} {name} is driving a {value} these days.",
+                         "My {rel} {name} went out and got a {value}."),
+            now="What does {p} drive nowadays?",
+            as_of="What was {p} driving {date}?",
+            when="When did {p} acquire the {value}?",
+            before="What car did {p} have before the {value}?",
+        ),
+        "hobby": Wording(
+            state=("I spend most weekends on {value}; it keeps me sane.",
+                   "I'm really into {value}, it's what I do to unwind."),
+            change=("I'm not doing {old} anymore; these days I'm into {value}.",
+                    "I dropped {old} and took up {value} instead."),
+            change_dated=("{When} I got hooked on {value} and lost interest in {old}.",
+                          "I traded {old} for {value} {when}."),
+            negate_dated=("I gave up {old} {when}; I just didn't enjoy it anymore.",
+                          "{When} I finally admitted I was done with {old}."),
+            after_negation=("I've got a new hobby now: {value}.",
+                            "I signed up for {value} today and I love it already."),
+            stable_other=("I've been doing {value} since I was a teenager.",
+                          "Nothing relaxes me like {value}, I've done it for years."),
+            third_party=("My {rel} {name} has gotten really into {value}.",
+                         "My {rel} {name} spends every free evening on {value} now."),
+            now="What does {p} do for fun these days?",
+            as_of="What pastime was {p} into {date}?",
+            when="When did {p} get into {value}?",
+            before="Which hobby did {p} have before {value}?",
+        ),
+    },
+    greetings=("Morning, {name}! How are things with you?",
+               "Well, look who it is, {name}! How's everything?"),
+    openers=("So, {name}, anything new going on?",
+             "Nice to hear from you again, {name}. What's the latest?"),
+    fillers=("My neighbour's dog barked all night again.",
+             "I finally finished that jigsaw puzzle with a thousand pieces.",
+             "Traffic on the bridge was a nightmare this morning.",
+             "Have you seen the new documentary about octopuses?",
+             "I keep meaning to clear out the garage."),
+    reactions=("Whoa, I had no idea.", "Huh, I didn't see that coming.",
+               "That sounds like a good move."),
+    corrections=("Sorry, I meant {value}, not {old}.",
+                 "Wait, scratch that, it's {value} and not {old}.",
+                 "Hold on, my mistake: {value}, not {old}."),
+    relative=(RelativeTime("ten days ago", "days", 10),
+              RelativeTime("a week ago", "days", 7),
+              RelativeTime("back in {month}", "months", 1)),
+    as_of_month="as of {month} {year}",
+    as_of_day="as of {day} {month} {year}",
+)  # fmt: skip
