@@ -15,7 +15,7 @@ from typing import Any
 
 import numpy as np
 
-from apexmem_neo.search.onnx_embedder import OnnxEmbedder, onnx_path, read_layout
+from apexmem_neo.search.onnx_embedder import OnnxEmbedder, onnx_path, read_layout, unit_rows
 from apexmem_neo.search.packaged_models import MPNET, EmbedderError, resolve_model
 from apexmem_neo.search.protocol import EMBED_RUNTIMES, Embedder, EmbedRuntime
 from apexmem_neo.search.sqlite_erase import connect, truncate_wal
@@ -215,8 +215,7 @@ class LiteLLMEmbedder:
             raise self._error(f"{len(rows)} vectors came back for {len(texts)} texts")
         if self._dimensions is not None and matrix.shape[1] != self._dimensions:
             raise self._error(f"vectors of {matrix.shape[1]} dimensions, not {self._dimensions}")
-        norms = np.linalg.norm(matrix, axis=1, keepdims=True)
-        return (matrix / np.where(norms == 0, 1, norms)).tolist()  # type: ignore[no-any-return]
+        return unit_rows(matrix).tolist()  # type: ignore[no-any-return]
 
     def _error(self, reason: str) -> EmbedderError:
         where = self._api_base or "its provider"

@@ -194,8 +194,13 @@ def _pool(hidden: np.ndarray, mask: np.ndarray, pooling: str) -> np.ndarray:
     else:
         weights = mask[..., None].astype(np.float32)
         vectors = (hidden * weights).sum(axis=1) / np.clip(weights.sum(axis=1), 1e-9, None)
-    norms = np.linalg.norm(vectors, axis=1, keepdims=True)
-    return (vectors / np.where(norms == 0, 1, norms)).astype(np.float32)
+    return unit_rows(vectors).astype(np.float32)
+
+
+def unit_rows(matrix: np.ndarray) -> np.ndarray:
+    """Each row scaled to length one (a zero row stays zero): a dot product is then a cosine."""
+    norms = np.linalg.norm(matrix, axis=1, keepdims=True)
+    return matrix / np.where(norms == 0, 1, norms)
 
 
 def export_onnx(layout: ModelLayout, target: Path) -> None:
