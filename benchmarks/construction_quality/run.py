@@ -19,7 +19,8 @@ Results go to ``--out`` (default ``benchmarks/results/construction_quality_<set>
 with the generated JSONL, its truth and the store under ``benchmarks/results/work/``.
 Resumable: the store keeps its checkpoint and answers are kept in ``<out>.answers.jsonl``
 (only those of the same store file count); ``--fresh`` starts the store from empty.
-``--publish`` writes ``benchmarks/published/construction_quality.json`` (test set only).
+``--publish`` writes ``benchmarks/published/construction_quality.json`` for the test set and
+``construction_quality_holdout.json`` for the holdout set (no other set is published).
 
 ``--systems apexmem,mem0`` adds the Mem0 arm (``mem0_arm``; the ``bench-mem0`` extra), on the
 benchmark's own long-context llama-server (``mem0_server``) unless ``--mem0-api-base`` names
@@ -36,6 +37,7 @@ import sys
 import time
 from collections.abc import Iterator
 from contextlib import contextmanager
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -65,7 +67,29 @@ from benchmarks.construction_quality.truth import QUESTION_KINDS, Conversation, 
 from benchmarks.memory import RESULTS, WORK, AnswerLog, provenance
 from benchmarks.published_results import PUBLISHED, wilson
 
-PUBLISHED_FILE = PUBLISHED / "construction_quality.json"
+
+@dataclass(frozen=True)
+class HeldOut:
+    """A set read only for evaluation, and where its run is published."""
+
+    file: str
+    label: str
+    evaluated_on: str
+
+
+HELD_OUT: dict[str, HeldOut] = {
+    "test": HeldOut(
+        "construction_quality.json",
+        "held-out templates",
+        "the test set: templates B (other phrasings, names and values)",
+    ),
+    "holdout": HeldOut(
+        "construction_quality_holdout.json",
+        "holdout templates C",
+        "the holdout set: templates C (written without reading B, evaluated once)",
+    ),
+}
+"""The sets whose runs are published, each to its own file."""
 SYSTEMS = ("apexmem", "mem0")
 READ_FIGURES = ("current", "current_resolved", "as_of_read", "as_of_read_resolved")
 
@@ -80,7 +104,7 @@ def _args(argv: list[str] | None) -> argparse.Namespace:
     p.add_argument("--work-dir", type=Path, default=WORK, help="generated data and stores")
     p.add_argument("--db", type=Path, default=None, help="the store file (Neo4j: checkpoint)")
     p.add_argument("--fresh", action="store_true", help="start the store from empty")
-    p.add_argument("--publish", action="store_true", help=f"write {PUBLISHED_FILE.name}")
+    p.add_argument("--publish", action="store_true", help="write the held-out set's published file")
     p.add_argument("--from-results", type=Path, nargs="+", default=None,
                    help="publish these files (one per arm, same set), no run")  # fmt: skip
     mem0_help = "the Mem0 arm's server (default: the benchmark's own mem0_server)"
@@ -307,9 +331,14 @@ PUBLISHED_FIGURES = (
 
 
 def published(record: dict[str, Any], system: str = "apexmem") -> dict[str, Any]:
-    """The headline summary of a test-set run in the format of ``benchmarks/published``."""
-    if record["set"] != "test":
-        raise SystemExit("only a run on the test set is published (the tuning set is tuned on)")
+    """The headline summary of a run on a held-out set (``HELD_OUT``) in the format of
+    ``benchmarks/published``."""
+    held_out = HELD_OUT.get(record["set"])
+    if held_out is None:
+        raise SystemExit(
+            f"only a run on a held-out set ({', '.join(HELD_OUT)}) is published "
+            f"(the {record['set']} set is not one)"
+        )
     f = record["systems"][system]["figures"]
     figures: dict[str, Any] = {k: f[k] for k in PUBLISHED_FIGURES}
     figures |= {k: f[k] for k in ("names_per_concept_mean", "llm_calls_per_turn",
@@ -327,10 +356,9 @@ def published(record: dict[str, Any], system: str = "apexmem") -> dict[str, Any]
         "model": record.get("model"),
         "tuned_on": "the tuning set: templates A, seed 1 (benchmarks.construction_quality, "
         "--set tuning)",
-        "evaluated_on": f"the test set: templates B (other phrasings, names and values), seed "
-        f"{record['seed']}; {data['conversations']} generated conversations, {data['turns']} "
-        f"turns, {data['questions']} questions, {record['store']} store, answers in the "
-        "default mode",
+        "evaluated_on": f"{held_out.evaluated_on}, seed {record['seed']}; "
+        f"{data['conversations']} generated conversations, {data['turns']} turns, "
+        f"{data['questions']} questions, {record['store']} store, answers in the default mode",
         "figures": figures,
         "ci95": {
             k: [round(x, 4) for x in wilson(f[k]["successes"], f[k]["n"])]
@@ -339,26 +367,26 @@ def published(record: dict[str, Any], system: str = "apexmem") -> dict[str, Any]
         },  # fmt: skip
         "table": [
             {
-                "result": "Construction quality (generated, held-out templates): now / as-of / "
+                "result": f"Construction quality ({held_out.label}): now / as-of / "
                 "when-changed answers (n={now[n]} / {as_of[n]} / {when[n]})",
                 "figure": "{now[rate]:.0%} / {as_of[rate]:.0%} / {when[rate]:.0%}",
                 "ci95": "now",
             },
             {
-                "result": "Construction quality: current() / as_of() right on the canonical name "
-                "(n={current[n]} / {as_of_read[n]})",
+                "result": f"Construction quality ({held_out.label}): current() / as_of() "
+                "right on the canonical name (n={current[n]} / {as_of_read[n]})",
                 "figure": "{current[rate]:.0%} / {as_of_read[rate]:.0%}",
                 "ci95": "current",
             },
             {
-                "result": "Construction quality: one property name per concept "
+                "result": f"Construction quality ({held_out.label}): one property name per concept "
                 "(n={one_name_per_concept[n]})",
                 "figure": "{one_name_per_concept[rate]:.0%} ({names_per_concept_mean} names per "
                 "concept; {llm_calls_per_turn} LLM calls per turn)",
                 "ci95": "one_name_per_concept",
             },
             {
-                "result": "Construction quality: fact precision / recall "
+                "result": f"Construction quality ({held_out.label}): fact precision / recall "
                 "(n={fact_precision[n]} / {fact_recall[n]})",
                 "figure": "{fact_precision[rate]:.0%} / {fact_recall[rate]:.0%}",
                 "ci95": "fact_precision",
@@ -446,8 +474,9 @@ def main(argv: list[str] | None = None) -> int:
     if args.publish:
         summary_out = published(record)
         summary_out["notes"] = " ".join(filter(None, (summary_out["notes"], args.note)))
-        PUBLISHED_FILE.write_text(json.dumps(summary_out, indent=2) + "\n", "utf-8")
-        print(f"published to {PUBLISHED_FILE}")
+        target = PUBLISHED / HELD_OUT[record["set"]].file
+        target.write_text(json.dumps(summary_out, indent=2) + "\n", "utf-8")
+        print(f"published to {target}")
     return 0
 
 

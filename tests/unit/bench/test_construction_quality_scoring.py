@@ -335,6 +335,9 @@ def test_the_published_summary_has_the_published_format() -> None:
         assert row["ci95"] in out["ci95"]
 
 
-def test_only_the_test_set_is_published() -> None:
-    with pytest.raises(SystemExit, match="test set"):
+def test_only_a_held_out_set_is_published() -> None:
+    with pytest.raises(SystemExit, match="tuning set is not one"):
         published(_record("tuning"))
+    holdout = published(_record("holdout"))
+    assert holdout["evaluated_on"].startswith("the holdout set: templates C")
+    assert all("holdout templates C" in row["result"] for row in holdout["table"])
