@@ -16,13 +16,14 @@ DecisionT = TypeVar("DecisionT", bound=BaseModel)
 
 class CandidateResolver(dspy.Module, Generic[DecisionT]):  # type: ignore[misc]
     """One LLM call that decides an ambiguous name against numbered candidates: the
-    signature's ``decision`` read as ``decision_model`` (free-text models answer a dict)."""
+    ``signature``'s ``decision`` read as ``decision_model`` (free-text models answer a dict)."""
 
     decision_model: type[DecisionT]
+    signature: type[dspy.Signature]
 
-    def __init__(self, signature: type[dspy.Signature]) -> None:
+    def __init__(self) -> None:
         super().__init__()
-        self.predict = dspy.Predict(signature)
+        self.predict = dspy.Predict(self.signature)
 
     def decide(self, **inputs: object) -> DecisionT:
         """The decision the model gives for the signature's ``inputs``."""
@@ -36,9 +37,7 @@ class ResolveEntity(CandidateResolver[EntityDecision]):
     """(mention, type, text, candidates) -> EntityDecision. Only called when ambiguous."""
 
     decision_model = EntityDecision
-
-    def __init__(self) -> None:
-        super().__init__(ResolveEntitySignature)
+    signature = ResolveEntitySignature
 
     def forward(
         self,

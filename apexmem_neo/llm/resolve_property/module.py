@@ -19,9 +19,7 @@ class ResolveProperty(CandidateResolver[PropertyDecision]):
     """(proposed name, example, candidates) -> PropertyDecision. Only called when ambiguous."""
 
     decision_model = PropertyDecision
-
-    def __init__(self) -> None:
-        super().__init__(ResolvePropertySignature)
+    signature = ResolvePropertySignature
 
     def forward(
         self,
