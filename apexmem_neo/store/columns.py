@@ -12,9 +12,8 @@ from __future__ import annotations
 
 import json
 from collections.abc import Callable, Mapping
-from functools import cache
 from operator import attrgetter
-from typing import Any, Final, TypeVar
+from typing import Any, Final, Generic, TypeVar
 
 from pydantic import BaseModel
 
@@ -239,21 +238,42 @@ def batch_columns(batch: GraphBatch, default_recorded_at: str) -> dict[str, list
 Model = TypeVar("Model", bound=BaseModel)
 
 
-@cache
-def _plain_columns(model: type[BaseModel], table: str, derived: frozenset[str]) -> tuple[str, ...]:
-    """The columns of ``table`` that ``model`` has a field of the same name for, taken as they
-    are (the ``derived`` fields are computed from other columns instead)."""
-    return tuple(c for c in COLUMNS[table] if c in model.model_fields and c not in derived)
+class RowReader(Generic[Model]):
+    """Reads rows of one table as ``model``: every column it has a field for, plus the
+    ``derived`` fields a reader computes from other columns. The columns are found once, here,
+    and a row is validated as one dict, so a read pays only for its values."""
+
+    __slots__ = ("_validate", "columns")
+
+    def __init__(self, model: type[Model], table: str, derived: tuple[str, ...] = ()) -> None:
+        self.columns = tuple(
+            c for c in COLUMNS[table] if c in model.model_fields and c not in derived
+        )
+        self._validate: Callable[[dict[str, Any]], Model] = (
+            model.__pydantic_validator__.validate_python
+        )
+
+    def read(self, row: Mapping[str, Any], derived: Mapping[str, Any] | None = None) -> Model:
+        """``model`` from ``row`` and the ``derived`` fields (validated as a constructor call
+        would: the same model, values and errors)."""
+        fields = {column: row[column] for column in self.columns}
+        if derived:
+            fields.update(derived)
+        return self._validate(fields)
 
 
-def _read_row(model: type[Model], table: str, row: Mapping[str, Any], **derived: Any) -> Model:
-    """``model`` from a row of ``table``: every column it has a field for, plus ``derived``."""
-    plain = _plain_columns(model, table, frozenset(derived))
-    return model(**{column: row[column] for column in plain}, **derived)
+_FACT: Final = RowReader(FactRecord, "facts", ("value",))
+_PROPERTY: Final = RowReader(Property, "properties", ("enum_values", "description"))
+_ENTITY: Final = RowReader(Entity, "entities", ("aliases",))
+_EVENT: Final = RowReader(Event, "events")
+_SESSION: Final = RowReader(Session, "sessions")
+_TURN: Final = RowReader(Turn, "turns", ("metadata",))
+_EVIDENCE: Final = RowReader(Evidence, "evidence")
+_PARTICIPANT: Final = RowReader(EventParticipant, "event_participants")
 
 
 def fact_from_row(row: Mapping[str, Any]) -> FactRecord:
-    return _read_row(FactRecord, "facts", row, value=json.loads(row["value_json"]))
+    return _FACT.read(row, {"value": json.loads(row["value_json"])})
 
 
 def fact_model_from_row(row: Mapping[str, Any]) -> Fact:
@@ -272,32 +292,31 @@ def fact_model(record: FactRecord) -> Fact:
 def property_from_row(row: Mapping[str, Any]) -> Property:
     enum_values = tuple(json.loads(row["enum_values_json"] or "[]"))
     description = row["description"] or ""
-    return _read_row(Property, "properties", row, enum_values=enum_values, description=description)
+    return _PROPERTY.read(row, {"enum_values": enum_values, "description": description})
 
 
 def entity_from_row(row: Mapping[str, Any]) -> Entity:
-    aliases = tuple(json.loads(row["aliases_json"]))
-    return _read_row(Entity, "entities", row, aliases=aliases)
+    return _ENTITY.read(row, {"aliases": tuple(json.loads(row["aliases_json"]))})
 
 
 def event_from_row(row: Mapping[str, Any]) -> Event:
-    return _read_row(Event, "events", row)
+    return _EVENT.read(row)
 
 
 def session_from_row(row: Mapping[str, Any]) -> Session:
-    return _read_row(Session, "sessions", row)
+    return _SESSION.read(row)
 
 
 def turn_from_row(row: Mapping[str, Any]) -> Turn:
-    return _read_row(Turn, "turns", row, metadata=read_metadata(row["metadata_json"]))
+    return _TURN.read(row, {"metadata": read_metadata(row["metadata_json"])})
 
 
 def evidence_from_row(row: Mapping[str, Any]) -> Evidence:
-    return _read_row(Evidence, "evidence", row)
+    return _EVIDENCE.read(row)
 
 
 def participant_from_row(row: Mapping[str, Any]) -> EventParticipant:
-    return _read_row(EventParticipant, "event_participants", row)
+    return _PARTICIPANT.read(row)
 
 
 FROM_ROW: Final[dict[str, Callable[[Mapping[str, Any]], BaseModel]]] = {

@@ -277,7 +277,9 @@ class SQLiteGraphStore(StoreBackend):
         return None if row is None else columns.fact_from_row(row)
 
     def _many(self, query: str, **params: Any) -> list[FactRecord]:
-        return [columns.fact_from_row(r) for r in self.connection.execute(QUERIES[query], params)]
+        """Every row of ``query`` as a ``FactRecord`` (the reader looked up once, not per row)."""
+        read = columns.fact_from_row
+        return [read(r) for r in self.connection.execute(QUERIES[query], params)]
 
 
 def _next_seq(conn: sqlite3.Connection, session_id: str) -> int:
