@@ -4,7 +4,8 @@ Six extraction calls and three agent calls on the small local model; all three a
 what a user reads first, so each is pinned: Sakura Sushi now, Italian Garden on 2024-02-01, the
 change on 2024-03-20. The facts are checked too: Alice lives in Seattle from the day she said
 so (the turn gives no earlier date), and "I moved there from Boston" is no hometown.
-A second run reuses the checkpoints: no turn is extracted again.
+A question saying "these days" gets the answer "now" gets. A second run reuses the
+checkpoints: no turn is extracted again.
 """
 
 from __future__ import annotations
@@ -46,6 +47,10 @@ def test_demo_answers_all_three_questions(
         assert [(f.value, f.t_from[:10]) for f in lives_in][-1] == ("Seattle", "2024-06-10")
         hometowns = memory.history("Alice", "hometown", scope=DEMO_SCOPE).facts
         assert "Boston" not in [f.value for f in hometowns]
+        # "these days" asks about the state now, as "now" does (the default mode).
+        these_days = "Which restaurant does Alice like best these days?"
+        answer = memory.ask(these_days, scope=DEMO_SCOPE, at="2024-07-01").answer
+        assert "sakura sushi" in answer.lower(), answer
         again = memory.ingest_file(sample_path(), fmt="jsonl")
     assert again.llm_calls == 0 and again.run is not None
     assert again.run.turns_skipped == len(again.turns) == 6
