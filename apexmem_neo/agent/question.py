@@ -114,7 +114,7 @@ def name_match(asked: set[str], prop: str) -> int:
     question with "go" about restaurants."""
     own = len(asked & terms(prop))
     common = common_property(prop)
-    synonyms = () if common is None else (common.name, *common.aliases)
+    synonyms = () if common is None else common.names
     whole = (len(t) for t in map(terms, synonyms) if t and t <= asked)
     return max([own, *whole])
 

@@ -337,6 +337,8 @@ NOT_NAMES: Final = frozenset(
 )
 """Capitalised words that name no value: the pronoun "I" and the days of the week."""
 _CAPITALISED: Final = re.compile(r"[A-Z][\w&'-]*")
+SENTENCE_END: Final = re.compile(r"(?<=[.!?])\s+")
+"""Where one sentence of a turn ends and the next begins."""
 
 
 def names_concept(text: str, property_name: str) -> bool:
@@ -344,7 +346,7 @@ def names_concept(text: str, property_name: str) -> bool:
     property's names ("favourite restaurant" for ``favourite_restaurant``, "works at" for
     ``employer``), small inflections allowed."""
     common = common_property(property_name)
-    names = (property_name,) if common is None else (common.name, *common.aliases)
+    names = (property_name,) if common is None else common.names
     return any(value_said(name.replace("_", " "), text) for name in names)
 
 
@@ -352,7 +354,7 @@ def holds_name(text: str, known: Iterable[str]) -> bool:
     """Whether ``text`` holds a name other than ``known`` ones (the speakers'): a capitalised
     word inside a sentence, or two in a row at its start ("Sakura Sushi is ...")."""
     skip = {w for name in known for w in words(name)} | NOT_NAMES
-    for sentence in _SENTENCE.split(text):
+    for sentence in SENTENCE_END.split(text):
         named = [_is_name(token, skip) for token in sentence.split()]
         # A name inside the sentence, or a name followed by another at its start.
         if any(named[1:]) or named[:2] == [True, True]:
@@ -363,9 +365,6 @@ def holds_name(text: str, known: Iterable[str]) -> bool:
 def _is_name(token: str, skip: set[str]) -> bool:
     match = _CAPITALISED.match(token)
     return match is not None and normalize_text(match.group(0)) not in skip
-
-
-_SENTENCE: Final = re.compile(r"(?<=[.!?])\s+")
 
 
 _CHANGE_CUES: Final = re.compile(

@@ -24,6 +24,7 @@ from dataclasses import dataclass
 from typing import Final
 
 from apexmem_neo.construction.candidates import stored_property_name
+from apexmem_neo.construction.faithful import SENTENCE_END
 from apexmem_neo.llm.extract_event import ExtractedEvent, ExtractedFact
 from apexmem_neo.ontology import DType, EntityType
 from apexmem_neo.ontology.ids import normalize_text
@@ -47,7 +48,6 @@ _SPEAKER_WORKS: Final = (
 _NAME_AFTER: Final = re.compile(r"[A-Z][\w&'-]*(?:\s+[A-Z][\w&'-]*)*\.?")
 """A capitalised name, as it follows "at"/"for" in "I work at Acme Corp as ..."."""
 _WORKING_OUT: Final = re.compile(r"\bwork(s|ed|ing)? out\b", re.IGNORECASE)
-_SENTENCE_END: Final = re.compile(r"(?<=[.!?])\s+")
 
 
 @dataclass(frozen=True)
@@ -146,7 +146,7 @@ def _stated_employer(
     """An employer fact for a first-person "I work at <organisation>" sentence, or None."""
     listed = [p.name for p in extraction.participants if p.type in ORGANISATION_TYPES]
     occupation = next((f for f in facts if property_name(f) == OCCUPATION), None)
-    for sentence in _SENTENCE_END.split(text):
+    for sentence in SENTENCE_END.split(text):
         if _WORKING_OUT.search(sentence):
             continue
         found = _employer_in(sentence, listed, is_organisation)

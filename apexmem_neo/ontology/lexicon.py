@@ -31,6 +31,11 @@ class CommonProperty:
     description: str
     aliases: tuple[str, ...] = ()
 
+    @property
+    def names(self) -> tuple[str, ...]:
+        """The canonical name, then every synonym."""
+        return (self.name, *self.aliases)
+
 
 COMMON_PROPERTIES: Final[tuple[CommonProperty, ...]] = (
     CommonProperty(
