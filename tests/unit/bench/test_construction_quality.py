@@ -1,7 +1,7 @@
 """The construction-quality benchmark's generator: deterministic per seed, the template
-families (A tuning, B test, C holdout) share no phrasing, value or name, every template keeps
-to its placeholders and renders short, and every conversation's truth is consistent with its
-turns and questions."""
+families (A tuning, B test, C holdout, D holdout2) share no phrasing, value or name, every
+template keeps to its placeholders and renders short, and every conversation's truth is
+consistent with its turns and questions."""
 
 from __future__ import annotations
 
@@ -25,11 +25,13 @@ from benchmarks.construction_quality.generator import (
 from benchmarks.construction_quality.questions import reads
 from benchmarks.construction_quality.templates import FAMILY_A, FAMILY_B, Family
 from benchmarks.construction_quality.templates_c import FAMILY_C
+from benchmarks.construction_quality.templates_d import FAMILY_D
 from benchmarks.construction_quality.truth import sure_span, truth_problems
 
 SET_NAMES = sorted(SETS)
-ALL_FAMILIES = [FAMILY_A, FAMILY_B, FAMILY_C]
-FULL_SETS = ["tuning", "holdout"]
+ALL_FAMILIES = [FAMILY_A, FAMILY_B, FAMILY_C, FAMILY_D]
+FAMILY_IDS = [f.name for f in ALL_FAMILIES]
+FULL_SETS = ["tuning", "holdout", "holdout2"]
 
 
 @pytest.mark.parametrize("name", SET_NAMES)
@@ -59,10 +61,26 @@ def test_holdout_is_family_c_and_shares_no_turn() -> None:
     assert questions[0] == questions[1]
 
 
+def test_holdout2_is_family_d_shaped_like_holdout_and_shares_no_turn() -> None:
+    holdout2, holdout = generate("holdout2"), generate("holdout")
+    assert (holdout2.family, holdout2.seed, len(holdout2.conversations)) == ("D", 5, 4)
+    assert SETS["holdout2"].layout == "full"
+    texts = {t.text for c in holdout2.conversations for t in c.turns}
+    for other in ("tuning", "test", "holdout"):
+        assert texts.isdisjoint(t.text for c in generate(other).conversations for t in c.turns)
+    for data in (holdout2, holdout):
+        assert [len(c.turns) for c in data.conversations] == [14] * 4
+    assert [len(c.questions) for c in holdout2.conversations] == [
+        len(c.questions) for c in holdout.conversations
+    ]
+    assert holdout2.turns == holdout.turns
+
+
 def test_families_are_registered_by_name() -> None:
-    assert {name: f.name for name, f in FAMILIES.items()} == {"A": "A", "B": "B", "C": "C"}
+    assert {name: f.name for name, f in FAMILIES.items()} == {n: n for n in "ABCD"}
     assert {spec.family for spec in SETS.values()} <= set(FAMILIES)
     assert set(FAMILY_C.wordings) == set(FAMILY_A.wordings)
+    assert set(FAMILY_D.wordings) == set(FAMILY_A.wordings)
 
 
 def _phrases(family: Family) -> set[str]:
@@ -84,14 +102,16 @@ def _names(family: Family, third_parties: bool) -> set[str]:
     return names | {name for name, _ in family.third_parties} if third_parties else names
 
 
-@pytest.mark.parametrize(
-    ("one", "two"), list(itertools.combinations(ALL_FAMILIES, 2)), ids=["A-B", "A-C", "B-C"]
-)
+PAIRS = list(itertools.combinations(ALL_FAMILIES, 2))
+
+
+@pytest.mark.parametrize(("one", "two"), PAIRS, ids=[f"{a.name}-{b.name}" for a, b in PAIRS])
 def test_families_share_no_template_phrasing(one: Family, two: Family) -> None:
     assert _phrases(one).isdisjoint(_phrases(two))
     assert _ngrams(one, 4).isdisjoint(_ngrams(two, 4))
-    # family C keeps its third parties apart too (A and B were only held to the speakers)
-    third_parties = "C" in (one.name, two.name)
+    # families C and D keep their third parties apart too (A and B were only held to the
+    # speakers)
+    third_parties = bool({"C", "D"} & {one.name, two.name})
     assert _names(one, third_parties).isdisjoint(_names(two, third_parties))
     for concept in set(one.values) & set(two.values):
         assert set(one.values[concept]).isdisjoint(two.values[concept])
@@ -130,7 +150,7 @@ def _check(field: str, template: str) -> None:
     assert required <= found, (field, template)
 
 
-@pytest.mark.parametrize("family", ALL_FAMILIES, ids=["A", "B", "C"])
+@pytest.mark.parametrize("family", ALL_FAMILIES, ids=FAMILY_IDS)
 def test_templates_keep_to_their_placeholders_and_render_short(family: Family) -> None:
     """Each field uses only the placeholders the generator and questions fill (and the ones
     they need), and renders under 190 characters with the longest names and values."""
@@ -168,7 +188,7 @@ def test_templates_keep_to_their_placeholders_and_render_short(family: Family) -
         assert len(template.format(value=value, old=value)) < 190
 
 
-@pytest.mark.parametrize("family", ALL_FAMILIES, ids=["A", "B", "C"])
+@pytest.mark.parametrize("family", ALL_FAMILIES, ids=FAMILY_IDS)
 def test_values_share_no_word_within_a_family(family: Family) -> None:
     """So a fact value that is part of a value ("Civic") stands for one value only."""
     seen: dict[str, str] = {}

@@ -1,0 +1,172 @@
+"""Template family D, the holdout2 set's: the concepts and canonical property names of family
+A, written afresh from general everyday English without reading the wording of families B and
+C, and sharing no phrasing, no value and no name with A, B or C (the unit tests check; where a
+first draft met another family's phrasing, name or value the check named it and it was
+replaced). Its phrasings lean on the indirect ways people say a change ("we signed the lease
+on a place in X", "my new badge says Y"), on corrections and negations, and on third parties'
+facts mentioned beside the speaker's. The holdout2 set (``generator.SETS["holdout2"]``) was
+written after the holdout set (family C) had been evaluated and is read only for the final
+evaluation; nobody tunes on these words.
+
+Placeholders as in ``templates``: {value} the new value, {old} the earlier one, {when}/{When}
+a relative time, {name}/{rel} a third party and the relation, {p} the person a question is
+about, {date} an as-of time ("March of 2024", "14 March 2024").
+"""
+
+from __future__ import annotations
+
+from benchmarks.construction_quality.templates import Family, RelativeTime, Wording
+
+FAMILY_D = Family(
+    name="D",
+    subjects=("Imogen", "Leopold", "Keziah", "Rafferty", "Ottilie", "Desmond", "Yusuf", "Henrike"),
+    others=("Florin", "Beatrix", "Anselm", "Noor", "Cormac", "Linnea"),
+    third_parties=(("Teodor", "nephew"), ("Saoirse", "cousin"), ("Wendell", "neighbour"),
+                   ("Priyanka", "mentor"), ("Casimir", "stepbrother"), ("Rosalind", "landlady")),
+    values={
+        "lives_in": ("Ljubljana", "Asheville", "Winnipeg", "Bergen", "Halifax", "Dunedin",
+                     "Bratislava", "Missoula", "Gdansk", "Tallinn", "Galway", "Porto"),
+        "employer": ("Halvorsen Logistics", "Fernbrook Analytics", "Stellwick Aerospace",
+                     "Quillfeather Press", "Tidewell Energy", "Oakhaven Health",
+                     "Pinecrest Robotics", "Copperline Telecom", "Northgate Insurance",
+                     "Marlow Biotech"),
+        "favourite_restaurant": ("Osteria Delfina", "Saffron Lantern", "Bistro Marcel",
+                                 "Taqueria Los Arcos", "Pho Saigon Corner", "Nonna Rosa's",
+                                 "Blue Heron Grill", "Sumac House", "Ember and Oak",
+                                 "Kimchi Republic"),
+        "car": ("Renault Clio", "Citroen Berlingo", "Kia Niro", "Volkswagen Touran", "Ford Bronco",
+                "Toyota RAV4", "Honda Odyssey", "Suzuki Jimny", "Nissan Leaf"),
+        "hobby": ("bouldering", "woodturning", "lacemaking", "sea kayaking", "falconry",
+                  "orienteering", "bonsai", "lino printing", "disc golf"),
+    },
+    wordings={
+        "lives_in": Wording(
+            state=("I've been living in {value} for a few years now, and honestly I love it.",
+                   "I call {value} home: small flat, big windows, noisy neighbours.",
+                   "Our place is in {value}, about ten minutes from the water."),
+            change=("Big news: we signed the lease on a place in {value}, so goodbye {old}.",
+                    "I'm out of {old}. My post goes to {value} these days.",
+                    "Forgot to mention: {old} is old news, we're renting in {value} now."),
+            change_dated=("{When} we moved our boxes into a flat in {value}, and {old} is "
+                          "behind us.",
+                          "I left {old} {when} and I'm settled in {value} now."),
+            negate_dated=("I packed up and left {old} {when}, so it isn't home anymore.",
+                          "{When} I waved {old} goodbye for good; the flat's empty now."),
+            after_negation=("Update on the house hunt: I'm renting a room in {value}.",
+                            "The search is over: I've got an address in {value} now."),
+            stable_other=("Me, I've stayed put in {value} my whole life.",
+                          "I'm still in {value}, same street as ever."),
+            third_party=("My {rel} {name} just bought a house in {value}, of all places.",
+                         "Unlike me, my {rel} {name} ended up settling in {value}."),
+            now="Where does {p} live right now?",
+            as_of="Where was {p} living around {date}?",
+            when="Since when has {p} lived in {value}?",
+            before="Which city was {p} in before moving to {value}?",
+        ),
+        "employer": Wording(
+            state=("I work for {value}; it pays the bills and the people are nice.",
+                   "My weekdays are spent at {value}, up on the fourth floor."),
+            change=("My new badge says {value}, so I finally left {old}.",
+                    "Joined {value}, so no more {old} for me.",
+                    "{old} let me go, but {value} snapped me up straight away."),
+            change_dated=("{When} I walked into {value} as a new starter; {old} is history.",
+                          "I quit {old} {when} and went straight over to {value}."),
+            negate_dated=("I'm no longer at {old}; I cleared out my desk {when}.",
+                          "{When} I worked my final shift at {old}."),
+            after_negation=("Good news on the job front: {value} hired me.",
+                            "I'm employed again, I've joined {value}."),
+            stable_other=("I'm still with {value}, same desk, same boss.",
+                          "Me? I've been on {value}'s books for ten years and counting."),
+            third_party=("My {rel} {name} got taken on at {value} this week.",
+                         "Oh, and my {rel} {name} draws a salary from {value} now."),
+            now="Who is {p} working for nowadays?",
+            as_of="Which company employed {p} as of {date}?",
+            when="when did {p} join {value}",
+            before="Who employed {p} prior to {value}?",
+        ),
+        "favourite_restaurant": Wording(
+            state=("If you want to find me on a Friday night, I'm eating at {value}; "
+                   "can't beat it.",
+                   "Nothing beats {value} for me, I'd eat there every night if I could."),
+            change=("I've gone off {old}, honestly; {value} is my go-to now.",
+                    "Turns out I'm a regular at {value} now; {old} has lost its spark for me."),
+            change_dated=("{When} I tried {value} and it knocked {old} off the top of my list.",
+                          "I had dinner at {value} {when} and it's beaten {old} as my favourite."),
+            negate_dated=("I ate at {old} for the last time {when}; the cooking went downhill.",
+                          "{When} I crossed {old} off my list of favourites."),
+            after_negation=("My new number-one place for dinner: {value}, hands down.",
+                            "These days the best food I know of is at {value}."),
+            stable_other=("My top spot is still {value}; I've never found better.",
+                          "Honestly, {value} remains the best restaurant around, in my book."),
+            third_party=("My {rel} {name} swears nobody cooks better than {value} these days.",
+                         "My {rel} {name} eats at {value} every chance going; it's their "
+                         "favourite now."),
+            now="As things stand, what's {p}'s favourite restaurant?",
+            as_of="Which restaurant did {p} rate highest as of {date}?",
+            when="Since when is {value} {p}'s top restaurant?",
+            before="What was {p}'s top restaurant pick before {value}?",
+        ),
+        "car": Wording(
+            state=("I drive a {value}; it's old but it starts every morning.",
+                   "My ride is a {value}, nothing fancy."),
+            change=("The dealer took the {old} off my hands; I'm behind the wheel of a "
+                    "{value} now.",
+                    "Sold the {old}! Picked up a {value} from the dealership instead.",
+                    "Bit of news: a {value} sits on my driveway these days instead of the {old}."),
+            change_dated=("{When} I part-exchanged my {old} for a {value}.",
+                          "I bought a {value} {when}; the {old} went to a friend."),
+            negate_dated=("I sold the {old} {when}, so I'm on foot for now.",
+                          "{When} my {old} went to the scrapyard."),
+            after_negation=("I'm driving again, by the way: I got a {value}.",
+                            "Finally have wheels again, a second-hand {value}."),
+            stable_other=("I still drive my trusty {value}, no plans to change.",
+                          "My {value} has done two hundred thousand miles and it's staying."),
+            third_party=("My {rel} {name} just drove home a brand-new {value}.",
+                         "My {rel} {name} is getting around in a {value} these days."),
+            now="What does {p} drive at the moment?",
+            as_of="Back in {date}, what was {p} driving?",
+            when="Since when has {p} owned the {value}?",
+            before="what car did {p} have before the {value}",
+        ),
+        "hobby": Wording(
+            state=("My big passion outside work is {value}.",
+                   "Most Saturdays I'm busy with {value}; it keeps my head clear."),
+            change=("Turns out I'm a {value} person now; I've given up {old}.",
+                    "I've dropped {old} and picked up {value} instead."),
+            change_dated=("{When} I enrolled in a {value} course, and {old} has fallen by "
+                          "the wayside.",
+                          "I stopped doing {old} {when}; it's all {value} for me now."),
+            negate_dated=("I gave up {old} {when}; I just lost interest.",
+                          "{When} I sold all my {old} gear."),
+            after_negation=("Found something to fill the gap: {value}, it's my new hobby.",
+                            "My evenings are taken up with {value} these days."),
+            stable_other=("I've done {value} since childhood and still love it.",
+                          "For me it's {value}, always has been."),
+            third_party=("My {rel} {name} has gotten seriously into {value}.",
+                         "Apparently my {rel} {name} spends every free hour on {value} now."),
+            now="what's {p} into nowadays, hobby-wise?",
+            as_of="What did {p} do for fun as of {date}?",
+            when="Since when has {p} been into {value}?",
+            before="What hobby did {p} have before {value}?",
+        ),
+    },
+    greetings=("Morning, {name}! Got five minutes for a coffee?",
+               "{name}! I was hoping I'd bump into you."),
+    openers=("So, {name}, what's new since the last time I saw you?",
+             "Been a while, {name}. Fill me in!"),
+    fillers=("That storm on Tuesday nearly flattened our fence, by the way.",
+             "I've been trying to cut back on coffee, with mixed results.",
+             "Dropped my phone face down again; the screen looks like a spiderweb.",
+             "Someone on the bus was singing along to their headphones the whole way.",
+             "That thousand-piece lighthouse puzzle is done at last."),
+    reactions=("Wow, never saw that one coming.", "Huh, good for you!",
+               "Seriously? That's a big step."),
+    corrections=("Sorry, I misspoke there; {value}, not {old}.",
+                 "Wait, scratch that, I meant {value}, not {old}.",
+                 "Hang on, that came out wrong: {old} was a slip, it's {value}."),
+    relative=(RelativeTime("five days ago", "days", 5),
+              RelativeTime("two weeks ago", "days", 14),
+              RelativeTime("sometime in {month}", "months", 1)),
+    as_of_month="{month} of {year}",
+    as_of_day="{day} {month} {year}",
+)  # fmt: skip
