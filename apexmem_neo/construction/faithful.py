@@ -367,6 +367,16 @@ def _is_name(token: str, skip: set[str]) -> bool:
     return match is not None and normalize_text(match.group(0)) not in skip
 
 
+def said_as_name(value: object, text: str) -> bool:
+    """Whether ``value`` is a name as the turn says it: capitalised where the turn says it
+    ("Denver" in "I live in Denver, in a small flat downtown"; "small flat downtown" is
+    not), or capitalised in the value when the turn words it otherwise."""
+    said = str(value).strip()
+    found = re.search(re.escape(said), text, re.IGNORECASE) if said else None
+    shown = found.group(0) if found is not None else said
+    return shown[:1].isupper()
+
+
 _CHANGE_CUES: Final = re.compile(
     r"\b(now|new|instead|these days|lately|switched|changed|moved|took up|taken up|"
     r"got into|started)\b",

@@ -37,6 +37,7 @@ from apexmem_neo.construction.faithful import (
     names_someone_else,
     negated,
     relation_value,
+    said_as_name,
     said_to_end,
     same_kind,
     third_party_owner,
@@ -187,6 +188,7 @@ class TurnMerge:
         self._stated = _stated_values(extraction.facts, self.item.speaker)
         for fact in extraction.facts:
             self._add_fact(batch, fact, event, when)
+        self._keep_one_value_at_a_time(batch)
         self._end_given_up_values(batch, event, when)
         if not batch.facts and not event_type_said(event.event_type, turn.text):
             _retype(batch, event, REMARK)
@@ -360,6 +362,32 @@ class TurnMerge:
         if evidence.evidence_id not in {e.evidence_id for e in batch.evidence}:
             batch.evidence.append(evidence)
         batch.facts.append(row)
+
+    def _keep_one_value_at_a_time(self, batch: GraphBatch) -> None:
+        """Keep one value where the turn gives an entity two at once for a concept a person
+        holds one of at a time (``CommonProperty.one_at_a_time``): "I live in Denver, in a
+        small flat downtown" is one home, not two. The value the turn says as a name is
+        kept, else the first; the others are dropped as decisions."""
+        at_once: dict[tuple[str, str, str], list[Fact]] = {}
+        for row in batch.facts:
+            common = common_property(row.property)
+            if row.value is None or row.t_to is not None or not common or not common.one_at_a_time:
+                continue
+            at_once.setdefault((row.entity_id, row.property, row.t_from), []).append(row)
+        for rows in at_once.values():
+            if len({normalize_text(str(r.value)) for r in rows}) < 2:
+                continue
+            kept = next((r for r in rows if said_as_name(r.value, self.item.text)), rows[0])
+            for row in rows:
+                if normalize_text(str(row.value)) == normalize_text(str(kept.value)):
+                    continue
+                batch.facts.remove(row)
+                self.dropped += 1
+                self.resolver.record(
+                    self.item.turn().turn_id, "dropped", f"{row.entity_id}.{row.property}",
+                    "none", confidence=0.0,
+                    rationale=f"{row.value!r} beside {kept.value!r}: one value at a time",
+                )  # fmt: skip
 
     def _end_given_up_values(self, batch: GraphBatch, event: Event, when: GroundedTime) -> None:
         """Append an end (a fact whose value is None) for each current value the turn says

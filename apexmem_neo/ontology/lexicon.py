@@ -24,12 +24,17 @@ from apexmem_neo.ontology.types import DType
 
 @dataclass(frozen=True)
 class CommonProperty:
-    """A canonical property name, its dtype, what it means and its accepted synonyms."""
+    """A canonical property name, its dtype, what it means and its accepted synonyms.
+
+    ``one_at_a_time``: a person holds one value at once (one home city, one favourite
+    restaurant), so a turn giving two at the same time has misread one of them. Concepts a
+    person may hold several of at once (hobbies, pets, cars, jobs) are not."""
 
     name: str
     dtype: DType
     description: str
     aliases: tuple[str, ...] = ()
+    one_at_a_time: bool = False
 
     @property
     def names(self) -> tuple[str, ...]:
@@ -44,10 +49,15 @@ COMMON_PROPERTIES: Final[tuple[CommonProperty, ...]] = (
          "place_of_residence", "city_of_residence", "home_city", "current_city", "city",
          "moved", "moved_to", "moves_to", "moving_to", "relocated", "relocated_to",
          "new_city", "new_home", "home_location"),
+        one_at_a_time=True,
     ),
-    CommonProperty("hometown", DType.STR, "where someone grew up", ("home_town", "grew_up_in")),
     CommonProperty(
-        "birthplace", DType.STR, "where someone was born", ("born_in", "place_of_birth")
+        "hometown", DType.STR, "where someone grew up", ("home_town", "grew_up_in"),
+        one_at_a_time=True,
+    ),
+    CommonProperty(
+        "birthplace", DType.STR, "where someone was born", ("born_in", "place_of_birth"),
+        one_at_a_time=True,
     ),
     CommonProperty(
         "employer", DType.STR, "the organisation someone works for",
@@ -65,11 +75,15 @@ COMMON_PROPERTIES: Final[tuple[CommonProperty, ...]] = (
         ("dating", "is_dating", "dating_partner", "boyfriend", "girlfriend",
          "significant_other", "romantic_partner", "relationship_with",
          "in_relationship_with", "current_partner", "new_partner"),
+        one_at_a_time=True,
     ),
-    CommonProperty("spouse", DType.STR, "husband or wife", ("husband", "wife", "married_to")),
+    CommonProperty(
+        "spouse", DType.STR, "husband or wife", ("husband", "wife", "married_to"),
+        one_at_a_time=True,
+    ),
     CommonProperty(
         "relationship_status", DType.STR, "single, dating, married, divorced...",
-        ("marital_status",),
+        ("marital_status",), one_at_a_time=True,
     ),
     CommonProperty(
         "car", DType.STR, "the car someone drives or owns",
@@ -81,20 +95,28 @@ COMMON_PROPERTIES: Final[tuple[CommonProperty, ...]] = (
         ("restaurant", "favourite_place_to_eat", "favourite_eatery", "go_to_restaurant",
          "preferred_restaurant", "favourite_spot_to_eat", "favourite_dining_spot",
          "usual_restaurant", "best_restaurant"),
+        one_at_a_time=True,
     ),
     CommonProperty("pet", DType.STR, "an animal someone keeps", ("pets", "owns_pet")),
-    CommonProperty("age", DType.INT, "age in years", ("years_old", "age_years")),
     CommonProperty(
-        "birthday", DType.DATE, "date of birth", ("date_of_birth", "birth_date", "dob")
+        "age", DType.INT, "age in years", ("years_old", "age_years"), one_at_a_time=True
+    ),
+    CommonProperty(
+        "birthday", DType.DATE, "date of birth", ("date_of_birth", "birth_date", "dob"),
+        one_at_a_time=True,
     ),
     CommonProperty(
         "emotional_state", DType.ENUM, "how someone feels",
         ("mood", "feeling", "feels", "emotion", "emotional_status"),
     ),
-    CommonProperty("has_children", DType.BOOL, "whether someone has children", ("has_kids",)),
+    CommonProperty(
+        "has_children", DType.BOOL, "whether someone has children", ("has_kids",),
+        one_at_a_time=True,
+    ),
     CommonProperty(
         "number_of_children", DType.INT, "how many children someone has",
         ("children_count", "num_children", "number_of_kids", "kids_count"),
+        one_at_a_time=True,
     ),
     CommonProperty(
         "studies_at", DType.STR, "the school or university someone attends",

@@ -11,6 +11,7 @@ from apexmem_neo.construction.faithful import (
     may_state_value,
     negated,
     relation_value,
+    said_as_name,
     said_to_end,
     third_party_owner,
     value_said,
@@ -140,3 +141,17 @@ def test_a_copied_turn_is_read_again_only_when_it_may_state_a_value(
     text: str, copied: str, worth: bool
 ) -> None:
     assert may_state_value(text, [copied], known=["Jon", "Gina"]) is worth
+
+
+@pytest.mark.parametrize(
+    ("value", "text", "name"),
+    [
+        ("Denver", "I live in Denver, in a small flat downtown.", True),
+        ("denver", "I live in Denver.", True),
+        ("small flat downtown", "I live in Denver, in a small flat downtown.", False),
+        ("Sakura Sushi", "we always end up at sakura sushi lately", False),
+        ("the old mill", "We moved into the old mill.", False),
+    ],
+)
+def test_a_value_is_a_name_when_said_capitalised(value: str, text: str, name: bool) -> None:
+    assert said_as_name(value, text) is name

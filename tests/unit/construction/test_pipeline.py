@@ -371,6 +371,31 @@ def test_one_city_timeline_from_three_wordings_and_a_value_made_subject(
     ]
 
 
+def test_two_homes_at_once_keep_the_one_said_as_a_name(
+    store: SQLiteGraphStore, checkpoint: Checkpoint
+) -> None:
+    """What the local model once gave for one home: lives_in = Denver and lives_in = small
+    flat downtown. A person lives in one place at a time; hobbies may come several at once."""
+    text = "I live in Denver, in a small flat downtown. I knit and I paint."
+    answer = event(
+        [("Alice", "Person", "Speaker"), ("Denver", "Place", "Mentioned")],
+        [
+            fact("I", "lives_in", "small flat downtown", "in a small flat downtown"),
+            fact("I", "lives_in", "Denver", "I live in Denver"),
+            fact("I", "hobby", "knit", "I knit"),
+            fact("I", "hobby", "paint", "I paint"),
+        ],
+    )
+    pipe, _ = pipeline(store, checkpoint, {key(text): answer})
+    stats = pipe.ingest([turn(text, JAN, 0, 1)])
+    assert [f.value for f in store.history(ALICE, "lives_in")] == ["Denver"]
+    assert sorted(f.value for f in store.history(ALICE, "hobby")) == ["knit", "paint"]
+    dropped = [d for d in checkpoint.decisions() if d.kind == "dropped"]
+    assert [d.mention for d in dropped] == [f"{ALICE}.lives_in"]
+    assert "one value at a time" in dropped[0].rationale
+    assert stats.facts_dropped == 1
+
+
 def test_a_value_made_subject_without_first_person_words_keeps_its_subject(
     store: SQLiteGraphStore, checkpoint: Checkpoint
 ) -> None:
