@@ -11,15 +11,12 @@ from __future__ import annotations
 import asyncio
 import functools
 from collections.abc import Callable, Coroutine, Iterable
-from pathlib import Path
 from types import TracebackType
-from typing import Any, Concatenate, ParamSpec, Self, TypeVar, Unpack
+from typing import Any, Concatenate, ParamSpec, Self, TypeVar
 
 from apexmem_neo.agent import MemoryAgent
-from apexmem_neo.memory.config import MemoryConfig, MemoryOptions, SettingsChoices
 from apexmem_neo.memory.core import Memory
 from apexmem_neo.query.backend import Language
-from apexmem_neo.settings import Settings
 from apexmem_neo.tools.result import Tool
 
 P = ParamSpec("P")
@@ -43,47 +40,30 @@ def _in_thread(
     return in_thread
 
 
+def _opened_in_thread(
+    factory: Callable[P, Memory],
+) -> classmethod[AsyncMemory, P, Coroutine[Any, Any, AsyncMemory]]:
+    """The ``Memory`` factory ``factory`` (a bound classmethod) as a classmethod of
+    ``AsyncMemory`` that opens the memory in a worker thread and wraps it: the same
+    parameters, types and docstring, as ``_in_thread`` gives the methods."""
+
+    async def opened(cls: type[AsyncMemory], /, *args: P.args, **kwargs: P.kwargs) -> AsyncMemory:
+        return cls(await asyncio.to_thread(factory, *args, **kwargs))
+
+    # wrap the function under the classmethod, so that binding drops its ``cls`` alone
+    functools.update_wrapper(opened, getattr(factory, "__func__", factory))
+    return classmethod(opened)
+
+
 class AsyncMemory:
     """An asyncio facade over one ``Memory`` (``AsyncMemory(memory)`` or a factory)."""
 
     def __init__(self, memory: Memory) -> None:
         self.memory = memory
 
-    @classmethod
-    async def sqlite(
-        cls,
-        path: str | Path | None = None,
-        config: MemoryConfig | None = None,
-        *,
-        create: bool = True,
-        **options: Unpack[MemoryOptions],
-    ) -> Self:
-        """``Memory.sqlite`` in a worker thread."""
-        return cls(await _run(Memory.sqlite, path, config, create=create, **options))
-
-    @classmethod
-    async def neo4j(
-        cls,
-        uri_or_driver: Any = "bolt://127.0.0.1:7687",
-        config: MemoryConfig | None = None,
-        *,
-        auth: tuple[str, str] | None = None,
-        database: str | None = None,
-        checkpoint: str | Path | None = None,
-        **options: Unpack[MemoryOptions],
-    ) -> Self:
-        """``Memory.neo4j`` in a worker thread."""
-        opened = functools.partial(
-            Memory.neo4j, auth=auth, database=database, checkpoint=checkpoint, **options
-        )
-        return cls(await _run(opened, uri_or_driver, config))
-
-    @classmethod
-    async def from_settings(
-        cls, settings: Settings | None = None, **choices: Unpack[SettingsChoices]
-    ) -> Self:
-        """``Memory.from_settings`` in a worker thread."""
-        return cls(await _run(Memory.from_settings, settings, **choices))
+    sqlite = _opened_in_thread(Memory.sqlite)
+    neo4j = _opened_in_thread(Memory.neo4j)
+    from_settings = _opened_in_thread(Memory.from_settings)
 
     add = _in_thread(Memory.add)
     reserve_turns = _in_thread(Memory.reserve_turns)
