@@ -4,7 +4,7 @@ caller's key must hold (``ScopeDep``); FastAPI runs these sync routes on worker 
 
 from __future__ import annotations
 
-from typing import Annotated, Any, Literal
+from typing import Annotated
 
 from fastapi import FastAPI, Query
 from fastapi.responses import StreamingResponse
@@ -132,13 +132,12 @@ def _listing_routes(app: FastAPI, memory: Memory) -> None:
         """The scopes that hold anything, among those the caller's key holds."""
         return ScopeList(scopes=[s for s in memory.scopes() if who.may_read(s)])
 
-    _unfiltered_listing(
-        app,
-        memory,
-        "sessions",
-        Listing[Session],
-        "The scope's sessions, a page at a time (pass ``next`` back as ``after``).",
-    )
+    @app.get(SCOPE + "/sessions", tags=["listing"])
+    def sessions(
+        scope: ScopeDep, after: AfterQ = None, limit: LimitQ = LIST_LIMIT
+    ) -> Listing[Session]:
+        """The scope's sessions, a page at a time (pass ``next`` back as ``after``)."""
+        return memory.sessions(scope, after=after, limit=limit)
 
     @app.get(SCOPE + "/turns", tags=["listing"])
     def turns(
@@ -152,13 +151,12 @@ def _listing_routes(app: FastAPI, memory: Memory) -> None:
         wanted = metadata_filter(metadata)
         return memory.turns(scope, session=session, after=after, limit=limit, metadata=wanted)
 
-    _unfiltered_listing(
-        app,
-        memory,
-        "entities",
-        Listing[Entity],
-        "The scope's entities by name, a page at a time.",
-    )
+    @app.get(SCOPE + "/entities", tags=["listing"])
+    def entities(
+        scope: ScopeDep, after: AfterQ = None, limit: LimitQ = LIST_LIMIT
+    ) -> Listing[Entity]:
+        """The scope's entities by name, a page at a time."""
+        return memory.entities(scope, after=after, limit=limit)
 
     @app.get(SCOPE + "/facts", tags=["listing"])
     def facts(
@@ -170,23 +168,3 @@ def _listing_routes(app: FastAPI, memory: Memory) -> None:
     ) -> Listing[FactRecord]:
         """The scope's facts, each entity's and property's oldest first, a page at a time."""
         return memory.facts(scope, entity=entity, property=property, after=after, limit=limit)
-
-
-def _unfiltered_listing(
-    app: FastAPI,
-    memory: Memory,
-    kind: Literal["sessions", "entities"],
-    answer: type[Listing[Any]],
-    doc: str,
-) -> None:
-    """The route ``kind`` listing that kind of the scope's rows a page at a time, with no
-    filter, as the CLI's and the MCP server's listings do: each request calls the ``Memory``
-    method of that name; ``answer`` is the page it returns."""
-
-    def listing(scope: ScopeDep, after: AfterQ = None, limit: LimitQ = LIST_LIMIT) -> Listing[Any]:
-        found: Listing[Any] = getattr(memory, kind)(scope, after=after, limit=limit)
-        return found
-
-    listing.__name__ = kind  # FastAPI names the operation after it
-    listing.__doc__ = doc
-    app.get(f"{SCOPE}/{kind}", tags=["listing"], response_model=answer)(listing)
