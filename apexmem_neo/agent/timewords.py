@@ -11,13 +11,15 @@ from typing import Final
 from apexmem_neo.construction.grounding import FINDER, MONTHS, ground_expression
 from apexmem_neo.ontology.types import TimeLike, normalize_time
 
-# Absolute dates the relative FINDER leaves alone: 2024-02-01, April 15, 2024, 15 April 2024.
+# Absolute dates the relative FINDER leaves alone: 2024-02-01, April 15, 2024, 15 April 2024,
+# and whole months: "as of December 2024", "during March, 2024", "in September of 2024".
 _MONTH = "|".join(MONTHS)
 ABSOLUTE_DATE: Final = re.compile(
     rf"\b(\d{{4}}-\d{{2}}-\d{{2}}|(?:{_MONTH}) \d{{1,2}}(?:st|nd|rd|th)?,? \d{{4}}|"
-    rf"\d{{1,2}}(?:st|nd|rd|th)? (?:{_MONTH}),? \d{{4}})\b",
+    rf"\d{{1,2}}(?:st|nd|rd|th)? (?:{_MONTH}),? \d{{4}}|(?:{_MONTH})(?: of|,)? \d{{4}})\b",
     re.IGNORECASE,
 )
+_MONTH_OF_YEAR: Final = re.compile(rf"\b({_MONTH}) of (\d{{4}})\b", re.IGNORECASE)
 
 
 @dataclass(frozen=True)
@@ -42,11 +44,23 @@ def question_times(question: str, question_date: TimeLike | None) -> list[Questi
         found += [m.group(0) for m in FINDER.finditer(question)]
     out: list[QuestionTime] = []
     for expression in dict.fromkeys(found):
-        grounded = ground_expression(expression, anchor)
-        if grounded is not None:
-            span, _ = grounded
-            out.append(QuestionTime(expression, span.start.isoformat(), span.end.isoformat()))
+        grounded = ground_expression(_MONTH_OF_YEAR.sub(r"\1 \2", expression), anchor)
+        if grounded is None:
+            continue
+        span, _ = grounded
+        _add_time(out, QuestionTime(expression, span.start.isoformat(), span.end.isoformat()))
     return out
+
+
+def _add_time(times: list[QuestionTime], new: QuestionTime) -> None:
+    """Add ``new`` unless the same days are already found in other words: "May 2024" inside
+    "in May 2024" is one time, kept in the wording that holds the other."""
+    for i, old in enumerate(times):
+        if (old.start, old.end) == (new.start, new.end):
+            if old.expression in new.expression:
+                times[i] = new
+            return
+    times.append(new)
 
 
 def spoken_date(day: str) -> str:

@@ -2,7 +2,10 @@
 
 from __future__ import annotations
 
+import pytest
+
 from apexmem_neo.agent.timewords import (
+    question_times,
     said_times,
     spoken_date,
     spoken_span,
@@ -31,3 +34,21 @@ def test_a_turns_time_words_get_their_dates_beside_them() -> None:
     )
     assert said_times("My favourite restaurant is Italian Garden.", "2023-01-20") == []
     assert said_times("We met on 2023-01-02.", "2023-01-20") == []  # already a date
+
+
+@pytest.mark.parametrize(
+    ("question", "expression", "start", "end"),
+    [
+        ("What city was she calling home as of December 2024?", "December 2024",
+         "2024-12-01", "2024-12-31"),
+        ("What did he drive during March, 2024?", "March, 2024", "2024-03-01", "2024-03-31"),
+        ("Back in September of 2024, what was she driving?", "September of 2024",
+         "2024-09-01", "2024-09-30"),
+        ("Where did she live in May 2024?", "in May 2024", "2024-05-01", "2024-05-31"),
+    ],
+)  # fmt: skip
+def test_a_month_and_year_is_one_time_in_any_wording(
+    question: str, expression: str, start: str, end: str
+) -> None:
+    times = question_times(question, "2025-02-20")
+    assert [(t.expression, t.start[:10], t.end[:10]) for t in times] == [(expression, start, end)]
