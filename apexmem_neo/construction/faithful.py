@@ -66,7 +66,8 @@ _NEGATION_CUES: Final = re.compile(
     r"\b(not|no longer|anymore|any more|never again|isn't|aren't|wasn't|weren't|don't|"
     r"doesn't|didn't|won't|can't|quit|quitting|sold|selling|left|leaving|gave up|give up|"
     r"stopped|stop|dropped|ditched|got rid of|moved out of|moved away from|former|ex|"
-    r"used to|gone|no more|done with|over|resigned|resigning|handed in my notice|"
+    r"used to|gone|no more|done with|(?:is|was|it's|all) over|resigned|resigning|resignation|"
+    r"handed in my notice|had to go|"
     r"laid off|fired|let go|retired|moved on from|broke up|split from|divorced|ended|"
     r"packed up)\b",
     re.IGNORECASE,
@@ -79,7 +80,8 @@ _CORRECTION_CUES: Final = re.compile(
 )
 _ENDING_CUES: Final = re.compile(
     r"\b(anymore|any more|no longer|not \w+ing|moved out of|moved out|moved away from|sold|"
-    r"quit|quitting|resigned|stopped|gave up|given up|got rid of|handed in my notice|"
+    r"quit|quitting|resigned|resignation|stopped|gave up|given up|got rid of|"
+    r"handed in my notice|had to go|"
     r"broke up with|divorced|done with)\b",
     re.IGNORECASE,
 )

@@ -36,7 +36,10 @@ ADDED_CONFIDENCE: Final = 0.8
 
 _COMPANY_WORD: Final = re.compile(
     r"\b(corp|corporation|inc|llc|ltd|limited|gmbh|plc|co|company|group|labs?|technologies|"
-    r"industries|holdings|bank|agency|studios?|university|college|hospital)\.?$",
+    r"industries|holdings|bank|agency|studios?|university|college|hospital|insurance|"
+    r"software|media|biotech|robotics|analytics|logistics|telecom|energy|aerospace|systems|"
+    r"solutions|consulting|partners|pharma|pharmaceuticals|motors|airlines?|capital|"
+    r"networks|electronics|manufacturing|publishing|foods)\.?$",
     re.IGNORECASE,
 )
 _SPEAKER_WORKS: Final = (
@@ -45,6 +48,11 @@ _SPEAKER_WORKS: Final = (
     r"(?:work(?:s|ed|ing)?|job|position|role|hired|employed|intern\w*|started|joined)\b"
 )
 """The speaker, a few auxiliary words, then a work word: "I'm working", "I got a job"."""
+_SPEAKER_ROLE: Final = (
+    r"\b(?:i'm|i\s+am)\s+(?:now\s+)?an?\s+(?!(?:regular|fan|customer|guest|member|student|"
+    r"patient|visitor)\b)[a-z][\w-]*(?:\s+[a-z][\w-]*){0,3}\s+(?:over\s+)?"
+)
+"""The speaker naming a role: "I'm a project manager over" (then "at <organisation>")."""
 _NAME_AFTER: Final = re.compile(r"[A-Z][\w&'-]*(?:\s+[A-Z][\w&'-]*)*\.?")
 """A capitalised name, as it follows "at"/"for" in "I work at Acme Corp as ..."."""
 _WORKING_OUT: Final = re.compile(r"\bwork(s|ed|ing)? out\b", re.IGNORECASE)
@@ -170,7 +178,10 @@ def _employer_in(
     sentence: str, listed: list[str], is_organisation: Callable[[str], bool]
 ) -> tuple[str, str] | None:
     """(organisation, the words saying it) when ``sentence`` says the speaker works there."""
-    works_at = _SPEAKER_WORKS + r"[^.!?]{0,40}?\b(?:at|for|by)\s+(?:the\s+)?"
+    works_at = (
+        rf"(?:{_SPEAKER_WORKS}[^.!?]{{0,40}}?\b(?:at|for|by)|{_SPEAKER_ROLE}(?:at|for|with))"
+        r"\s+(?:the\s+)?"
+    )
     for name in listed:
         found = re.search(works_at + rf"{re.escape(name)}\b", sentence, re.IGNORECASE)
         if found is not None:

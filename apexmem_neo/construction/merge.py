@@ -24,6 +24,7 @@ from apexmem_neo.construction.candidates import (
 )
 from apexmem_neo.construction.faithful import (
     DATE_PROPERTY,
+    SENTENCE_END,
     addressed,
     current_value_given_up,
     event_type_said,
@@ -246,6 +247,32 @@ class TurnMerge:
             )
         return repaired
 
+    def _value_filed_as_subject(
+        self, fact: ExtractedFact, types: dict[str, EntityType]
+    ) -> ExtractedFact:
+        """The speaker's fact when the model filed a personal attribute on the thing that is
+        its value: "Whenever we go out I pick Cardamom Grill; best restaurant around" came
+        out as ``Cardamom Grill.favourite_restaurant = "best restaurant around"``, which is
+        the speaker's ``favourite_restaurant = Cardamom Grill``. Only for a first-person turn
+        that names the subject, a subject not known as a person and a value that is not a
+        name itself (``Cardamom Grill.lives_in = Denver`` stays as it is)."""
+        text, speaker = self.item.text, self.item.speaker
+        folded = normalize_text(fact.subject)
+        if speaker == WORLD or common_property(to_snake_case(fact.property)) is None:
+            return fact
+        if folded in SPEAKER_WORDS | LISTENER_WORDS or folded in {
+            normalize_text(n) for n in (speaker, self.item.listener or "")
+        }:
+            return fact
+        if types.get(folded) == EntityType.PERSON or fact.subject in self._people:
+            return fact
+        if not isinstance(fact.value, str) or said_as_name(fact.value, text):
+            return fact
+        if not (_FIRST_PERSON.search(text) and mentions(text, fact.subject)):
+            return fact
+        self._rewrite_subject(fact, speaker, f"{fact.subject!r} is the value, not the subject")
+        return fact.model_copy(update={"subject": speaker, "value": fact.subject})
+
     def _subject_name(self, fact: ExtractedFact) -> str | None:
         """The person or thing the fact is about, as the turn's own words allow, or None.
 
@@ -319,6 +346,7 @@ class TurnMerge:
                 self.copied.append(to_snake_case(fact.property))
             self._drop(fact, unsaid)
             return
+        fact = self._value_filed_as_subject(fact, types)
         name = self._subject_name(fact)
         if name is None:
             return
@@ -471,6 +499,9 @@ class TurnMerge:
         asked here. Lexicon names are trusted as they are (``hometown`` and ``lives_in`` may
         hold one city).
         """
+        corrected = self._corrected_property(held, fact)
+        if corrected is not None and corrected != prop.name:
+            return self._known(corrected, prop)
         if common_property(prop.name) is not None:
             return prop
         renamed = self._renamed.get(prop.name)
@@ -531,6 +562,37 @@ class TurnMerge:
         }
         return next(iter(given_up)) if len(given_up) == 1 else None
 
+    def _corrected_property(
+        self, held: dict[str, list[FactRecord]], fact: ExtractedFact
+    ) -> str | None:
+        """The one property whose current value the turn takes back as a mistake, said in
+        the sentence that gives this fact's value ("my mistake: Chattanooga, not Savannah"):
+        the new value belongs there, whatever name the model gave it. Recorded as a
+        decision."""
+        sentence = next(
+            (s for s in SENTENCE_END.split(self.item.text) if value_said(fact.value, s)), None
+        )
+        if sentence is None:
+            return None
+        corrected = {
+            name
+            for name, records in held.items()
+            if records[-1].value is not None
+            and normalize_text(str(records[-1].value)) != normalize_text(str(fact.value))
+            and current_value_given_up(records[-1].value, sentence)
+            and is_correction(sentence, records[-1].value)
+            and same_kind(records, fact)
+        }
+        if len(corrected) != 1:
+            return None
+        chosen = next(iter(corrected))
+        self.resolver.record(
+            self.item.turn().turn_id, "property", fact.property, "choose_existing",
+            chosen=chosen, via="rule",
+            rationale=f"the turn corrects the entity's {chosen!r} value with this one",
+        )  # fmt: skip
+        return chosen
+
     def _known(self, name: str, fallback: Property) -> Property:
         return self.resolver.properties.properties.get(name, fallback)
 
@@ -538,11 +600,18 @@ class TurnMerge:
         self, fact: ExtractedFact, prop_name: str, records: list[FactRecord]
     ) -> bool:
         """Whether the fact says the entity's current value again in a turn that gives the
-        same property a new value ("I packed up in Omaha and settled in Raleigh")."""
+        same property a new value ("I packed up in Omaha and settled in Raleigh"), under the
+        fact's own name or the one it was joined to ("vehicle = Genesis G70" beside "nephew
+        = Rivian R1T", joined to ``car``, for "the Rivian R1T went to my nephew")."""
         if not records or records[-1].value is None or not holds_value(records[-1:], fact.value):
             return False
-        key = (_subject_key(fact.subject, self.item.speaker), stored_property_name(fact.property))
-        return len(self._stated.get(key, set())) > 1
+        subject = _subject_key(fact.subject, self.item.speaker)
+        own = stored_property_name(fact.property)
+        given: set[str] = set()
+        for (other_subject, other_prop), values in self._stated.items():
+            if other_subject == subject and other_prop in (own, prop_name):
+                given |= values
+        return len(given) > 1
 
     def _said_under_common_name(self, fact: ExtractedFact, prop_name: str) -> bool:
         """Whether this turn gives the fact's value (or a value containing it) to the same

@@ -88,7 +88,8 @@ COMMON_PROPERTIES: Final[tuple[CommonProperty, ...]] = (
     CommonProperty(
         "car", DType.STR, "the car someone drives or owns",
         ("drives", "drives_car", "vehicle", "owns_car", "car_model", "current_car",
-         "bought_car", "new_car", "car_owned", "car_make", "car_brand", "car_name"),
+         "bought_car", "new_car", "car_owned", "car_make", "car_brand", "car_name",
+         "vehicle_make", "vehicle_model", "vehicle_brand", "vehicle_name", "vehicle_owned"),
     ),
     CommonProperty(
         "favourite_restaurant", DType.STR, "the restaurant someone likes best",

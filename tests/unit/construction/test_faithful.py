@@ -53,6 +53,9 @@ def test_a_value_copied_or_made_up_does_not(value: object, text: str, prop: str)
         ("the Civic", "I sold the Civic last week."),
         ("Madrid", "Madrid isn't home any more."),
         ("Porto", "It's Braga, not Porto."),
+        ("Quillfeather Media", "I handed in my resignation at Quillfeather Media last week."),
+        ("Mitsubishi Outlander", "The Mitsubishi Outlander had to go, so I got a Kia."),
+        ("Vertex", "My time at Vertex is over."),
     ],
 )
 def test_a_denied_or_left_value_is_negated(value: str, text: str) -> None:
@@ -65,6 +68,8 @@ def test_a_denied_or_left_value_is_negated(value: str, text: str) -> None:
         ("Braga", "It's Braga, not Porto."),
         ("Leeds", "I don't mind the rain, Leeds is home now."),
         ("Vertex", "I work at Vertex and love it."),
+        ("project manager", "I'm a project manager over at Lumen Software."),
+        ("Lumen Software", "I'm a project manager over at Lumen Software."),
     ],
 )
 def test_an_asserted_value_is_not_negated(value: str, text: str) -> None:

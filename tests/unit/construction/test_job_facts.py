@@ -66,6 +66,7 @@ def test_a_routed_occupation_that_repeats_the_employer_fact_is_dropped() -> None
         ("Initech", {"Initech": {EntityType.ORGANIZATION}}),  # typed so in memory
         ("Vandelay Industries", {}),  # a company word ends the name
         ("Hooli Inc.", {}),
+        ("Maplewood Insurance", {}),
     ],
 )
 def test_organisations_known_to_memory_or_named_like_companies_are_routed(
@@ -153,6 +154,8 @@ def test_no_employer_is_added_when_the_model_gave_one_or_for_a_document_stream()
         ("I work at Acme Corp as an engineer.", "Acme Corp"),
         ("I'm working for Orbit Labs these days.", "Orbit Labs"),
         ("I started at the Mercy Hospital in May.", "Mercy Hospital"),
+        ("I'm a project manager over at Lumen Software.", "Lumen Software"),
+        ("I am an engineer with Orbit Labs.", "Orbit Labs"),
     ],
 )
 def test_an_unlisted_organisation_named_after_a_work_word_is_the_employer(
@@ -171,6 +174,7 @@ def test_an_unlisted_organisation_named_after_a_work_word_is_the_employer(
         "I work at Globex now.",  # a name, but nothing says it is an organisation
         "I work at home these days.",  # not a name
         "I was working out at Acme Corp.",  # not work
+        "I'm a regular at Orbit Labs.",  # a customer, not a role
     ],
 )
 def test_an_unlisted_name_that_is_not_an_organisation_adds_no_employer(text: str) -> None:

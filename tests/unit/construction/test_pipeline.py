@@ -582,3 +582,82 @@ def test_a_reaction_named_after_the_turn_before_becomes_a_remark(
     assert sorted(types.values()) == ["hobby_change", "remark"]
     bob = entity_id(EntityType.PERSON.value, "Bob", SCOPE)
     assert store.history(bob, "hobby") == []
+
+
+def test_a_personal_attribute_filed_on_its_value_is_the_speakers(
+    store: SQLiteGraphStore, checkpoint: Checkpoint
+) -> None:
+    """What the local model gave: Cardamom Grill.favourite_restaurant = "best restaurant
+    around". A value that is a name stays on its subject."""
+    text = "Whenever we go out for dinner I pick Cardamom Grill; best restaurant around."
+    other = "Cardamom Grill is in Denver, I went there once."
+    answers = {
+        key(text): event(
+            [("Alice", "Person", "Speaker"), ("Cardamom Grill", "Organization", "Mentioned")],
+            [
+                fact(
+                    "Cardamom Grill",
+                    "favourite_restaurant",
+                    "best restaurant around",
+                    "best restaurant around",
+                )
+            ],
+        ),  # fmt: skip
+        key(other): event(
+            [("Alice", "Person", "Speaker"), ("Cardamom Grill", "Organization", "Mentioned")],
+            [fact("Cardamom Grill", "lives_in", "Denver", "Cardamom Grill is in Denver")],
+        ),
+    }
+    pipe, _ = pipeline(store, checkpoint, answers)
+    pipe.ingest([turn(text, JAN, 0, 1), turn(other, MAR, 0, 2)])
+    assert [f.value for f in store.history(ALICE, "favourite_restaurant")] == ["Cardamom Grill"]
+    grill = entity_id(EntityType.ORGANIZATION.value, "Cardamom Grill", SCOPE)
+    assert [f.value for f in store.history(grill, "lives_in")] == ["Denver"]
+    assert store.history(grill, "favourite_restaurant") == []
+
+
+def test_a_correction_lands_on_the_property_of_the_value_it_corrects(
+    store: SQLiteGraphStore, checkpoint: Checkpoint
+) -> None:
+    """What the local model gave for "my mistake: Chattanooga, not Savannah" after a move to
+    Savannah: restaurant = Chattanooga. The new value takes the corrected one's place."""
+    moved = "I left Louisville behind; these days I'm living in Savannah."
+    fixed = "Hold on, my mistake: Chattanooga, not Savannah."
+    answers = {
+        key(moved): said_home("Savannah", "I'm living in Savannah"),
+        key(fixed): event(
+            [("Alice", "Person", "Speaker")], [fact("I", "restaurant", "Chattanooga", fixed)]
+        ),
+    }
+    pipe, _ = pipeline(store, checkpoint, answers)
+    pipe.ingest([turn(moved, JAN, 0, 1), turn(fixed, "2024-01-15T19:06:00", 1, 1)])
+    history = store.history(ALICE, "lives_in")
+    assert [f.value for f in history] == ["Savannah", "Chattanooga"]
+    assert history[0].t_from == history[1].t_from
+    assert store.current(ALICE, "lives_in").value == "Chattanooga"  # type: ignore[union-attr]
+    assert store.history(ALICE, "favourite_restaurant") == []
+
+
+def test_a_value_given_away_under_another_name_is_not_restated(
+    store: SQLiteGraphStore, checkpoint: Checkpoint
+) -> None:
+    """What the local model gave for "the Rivian R1T went to my nephew" beside a new car:
+    nephew = Rivian R1T, which joins ``car`` by its value and must not restate it."""
+    first = "My daily driver is a Rivian R1T."
+    swap = "I took delivery of a Genesis G70; the Rivian R1T went to my nephew."
+    answers = {
+        key(first): event(
+            [("Alice", "Person", "Speaker")], [fact("I", "car", "Rivian R1T", first)]
+        ),
+        key(swap): event(
+            [("Alice", "Person", "Speaker")],
+            [
+                fact("I", "vehicle", "Genesis G70", "I took delivery of a Genesis G70"),
+                fact("I", "nephew", "Rivian R1T", "the Rivian R1T went to my nephew"),
+            ],
+        ),  # fmt: skip
+    }
+    pipe, _ = pipeline(store, checkpoint, answers)
+    pipe.ingest([turn(first, JAN, 0, 1), turn(swap, MAR, 0, 2)])
+    assert [f.value for f in store.history(ALICE, "car")] == ["Rivian R1T", "Genesis G70"]
+    assert store.history(ALICE, "nephew") == []
