@@ -48,7 +48,7 @@ COMMON_PROPERTIES: Final[tuple[CommonProperty, ...]] = (
         ("lives", "live_in", "lives_at", "living_in", "resides_in", "residence",
          "place_of_residence", "city_of_residence", "home_city", "current_city", "city",
          "moved", "moved_to", "moves_to", "moving_to", "relocated", "relocated_to",
-         "new_city", "new_home", "home_location"),
+         "new_city", "new_home", "home_location", "based_in"),
         one_at_a_time=True,
     ),
     CommonProperty(
@@ -131,15 +131,19 @@ _BY_NAME: Final = {p.name: p for p in COMMON_PROPERTIES}
 _BY_ALIAS: Final = {alias: p for p in COMMON_PROPERTIES for alias in p.aliases}
 _SPELLINGS: Final = ((re.compile(r"(^|_)favorite(_|$)"), r"\1favourite\2"),)
 _PREFIXES: Final = ("new_", "current_", "present_")
+_NAME_SUFFIX: Final = "_name"
 
 
 def common_property(name: str) -> CommonProperty | None:
     """The common property a snake_case ``name`` stands for, or None.
 
-    ``moved_to`` -> lives_in; ``new_favorite_cafe`` -> None (its spelling is still
-    normalised by ``canonical_property_name``).
+    ``moved_to`` -> lives_in; ``restaurant_name`` -> favourite_restaurant (a synonym and
+    "_name"); ``new_favorite_cafe`` -> None (its spelling is still normalised by
+    ``canonical_property_name``).
     """
-    for candidate in (name, *(name[len(p) :] for p in _PREFIXES if name.startswith(p))):
+    bare = name.removesuffix(_NAME_SUFFIX) if name != _NAME_SUFFIX[1:] else name
+    unprefixed = (name[len(p) :] for p in _PREFIXES if name.startswith(p))
+    for candidate in dict.fromkeys((name, *unprefixed, bare)):
         found = _BY_NAME.get(candidate) or _BY_ALIAS.get(candidate)
         if found is not None:
             return found

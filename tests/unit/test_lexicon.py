@@ -30,6 +30,9 @@ from apexmem_neo.ontology.lexicon import (
         ("new_favorite_restaurant", "favourite_restaurant"),
         ("current_favourite_cafe", "favourite_cafe"),
         ("date_of_birth", "birthday"),
+        ("based_in", "lives_in"),
+        ("restaurant_name", "favourite_restaurant"),
+        ("city_name", "lives_in"),
     ],
 )
 def test_synonyms_become_the_canonical_name(proposed: str, canonical: str) -> None:
@@ -37,8 +40,10 @@ def test_synonyms_become_the_canonical_name(proposed: str, canonical: str) -> No
 
 
 @pytest.mark.parametrize(
-    "name", ["location", "moved_from", "attended_event", "new_baby", "weather_condition"]
-)
+    "name",
+    ["location", "moved_from", "attended_event", "new_baby", "weather_condition", "name",
+     "first_name"],
+)  # fmt: skip
 def test_names_outside_the_lexicon_are_unchanged(name: str) -> None:
     assert canonical_property_name(name) == name
     assert common_property(name) is None
