@@ -66,6 +66,9 @@ _NEGATION_CUES: Final = re.compile(
     r"\b(not|no longer|anymore|any more|never again|isn't|aren't|wasn't|weren't|don't|"
     r"doesn't|didn't|won't|can't|quit|quitting|sold|selling|left|leaving|gave up|give up|"
     r"stopped|stop|dropped|ditched|got rid of|moved out of|moved away from|former|ex|"
+    r"given up|goodbye|farewell|final shift|last shift|last day|(?:i'm|i am|we're|we are) out of|"
+    r"scrapyard|scrapped|written off|wrote off|totalled|totaled|traded in|part-exchanged|"
+    r"knocked (?:[\w-]+ ){1,3}off|"
     r"used to|gone|no more|done with|(?:is|was|it's|all) over|resigned|resigning|resignation|"
     r"handed in my notice|had to go|"
     r"laid off|fired|let go|retired|moved on from|broke up|split from|divorced|ended|"
@@ -80,7 +83,9 @@ _CORRECTION_CUES: Final = re.compile(
 )
 _ENDING_CUES: Final = re.compile(
     r"\b(anymore|any more|no longer|not \w+ing|moved out of|moved out|moved away from|sold|"
-    r"quit|quitting|resigned|resignation|stopped|gave up|given up|got rid of|"
+    r"quit|quitting|resigned|resignation|stopped|gave up|given up|got rid of|goodbye|"
+    r"farewell|final shift|last shift|last day|(?:i'm|i am|we're|we are) out of|scrapyard|"
+    r"scrapped|written off|wrote off|totalled|totaled|traded in|part-exchanged|"
     r"handed in my notice|had to go|"
     r"broke up with|divorced|done with)\b",
     re.IGNORECASE,
@@ -377,6 +382,53 @@ def said_as_name(value: object, text: str) -> bool:
     found = re.search(re.escape(said), text, re.IGNORECASE) if said else None
     shown = found.group(0) if found is not None else said
     return shown[:1].isupper()
+
+
+_OPENERS: Final = frozenset(
+    "yesterday today tomorrow tonight last next this that then so but and oh well hey yes no "
+    "since after before when while sometime back big news good bad sorry wait thanks thank "
+    "hi hello dear congrats congratulations".split()
+)
+"""Words capitalised only because they open a sentence, never part of a name."""
+
+
+def whole_name(value: str, text: str) -> str:
+    """The whole name the turn says ``value`` in: "robotics" said in "my final shift at
+    Pinecrest Robotics" is "Pinecrest Robotics", "G70" in "a Genesis G70" is "Genesis G70".
+    A value that is not part of a longer capitalised name is returned as it is."""
+    tokens = list(re.finditer(r"[\w&'-]+", text))
+    wanted = [w.casefold() for w in re.findall(r"[\w&'-]+", value)]
+    if not wanted:
+        return value
+    skip = STOPWORDS | NOT_NAMES | _OPENERS
+
+    def is_name(i: int) -> bool:
+        token = tokens[i].group(0)
+        return _CAPITALISED.fullmatch(token) is not None and token.casefold() not in skip
+
+    for i in range(len(tokens) - len(wanted) + 1):
+        run = range(i, i + len(wanted))
+        if [tokens[j].group(0).casefold() for j in run] != wanted or not all(map(is_name, run)):
+            continue
+        start, end = i, i + len(wanted) - 1
+        while start > 0 and is_name(start - 1) and _joined(text, tokens, start - 1):
+            if _opens_sentence(text, tokens[start - 1]):
+                break  # "Now Sakura Sushi is ...": a capital that only opens the sentence
+            start -= 1
+        while end + 1 < len(tokens) and is_name(end + 1) and _joined(text, tokens, end):
+            end += 1
+        return text[tokens[start].start() : tokens[end].end()]
+    return value
+
+
+def _opens_sentence(text: str, token: re.Match[str]) -> bool:
+    before = text[: token.start()].rstrip()
+    return not before or before[-1] in ".!?:;"
+
+
+def _joined(text: str, tokens: list[re.Match[str]], i: int) -> bool:
+    """Whether tokens i and i+1 are separated by spaces only (no comma or sentence end)."""
+    return not text[tokens[i].end() : tokens[i + 1].start()].strip()
 
 
 _CHANGE_CUES: Final = re.compile(

@@ -44,6 +44,7 @@ from apexmem_neo.construction.faithful import (
     third_party_owner,
     third_person,
     value_said,
+    whole_name,
 )
 from apexmem_neo.construction.grounding import GroundedTime, find_expression, ground_time
 from apexmem_neo.construction.job_facts import organisation_test, repair_job_facts
@@ -247,6 +248,17 @@ class TurnMerge:
             )
         return repaired
 
+    def _whole_value(self, fact: ExtractedFact) -> ExtractedFact:
+        """A common attribute's value as the whole name the turn says it in ("robotics" ->
+        "Pinecrest Robotics"): the small model cut names short, so one employer or car
+        became two values."""
+        if common_property(to_snake_case(fact.property)) is None:
+            return fact
+        if not isinstance(fact.value, str):
+            return fact
+        whole = whole_name(fact.value, self.item.text)
+        return fact if whole == fact.value else fact.model_copy(update={"value": whole})
+
     def _value_filed_as_subject(
         self, fact: ExtractedFact, types: dict[str, EntityType]
     ) -> ExtractedFact:
@@ -346,7 +358,7 @@ class TurnMerge:
                 self.copied.append(to_snake_case(fact.property))
             self._drop(fact, unsaid)
             return
-        fact = self._value_filed_as_subject(fact, types)
+        fact = self._value_filed_as_subject(self._whole_value(fact), types)
         name = self._subject_name(fact)
         if name is None:
             return

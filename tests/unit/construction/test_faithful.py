@@ -15,6 +15,7 @@ from apexmem_neo.construction.faithful import (
     said_to_end,
     third_party_owner,
     value_said,
+    whole_name,
 )
 
 
@@ -56,6 +57,12 @@ def test_a_value_copied_or_made_up_does_not(value: object, text: str, prop: str)
         ("Quillfeather Media", "I handed in my resignation at Quillfeather Media last week."),
         ("Mitsubishi Outlander", "The Mitsubishi Outlander had to go, so I got a Kia."),
         ("Vertex", "My time at Vertex is over."),
+        ("Dunedin", "We signed the lease on a place in Bergen, so goodbye Dunedin."),
+        ("Pinecrest Robotics", "Five days ago I worked my final shift at Pinecrest Robotics."),
+        ("Winnipeg", "I'm out of Winnipeg. My post goes elsewhere these days."),
+        ("Toyota RAV4", "Sometime in August my Toyota RAV4 went to the scrapyard."),
+        ("bouldering", "Turns out I'm a kayaking person now; I've given up bouldering."),
+        ("Sumac House", "I tried Saffron Lantern and it knocked Sumac House off the top."),
     ],
 )
 def test_a_denied_or_left_value_is_negated(value: str, text: str) -> None:
@@ -70,6 +77,9 @@ def test_a_denied_or_left_value_is_negated(value: str, text: str) -> None:
         ("Vertex", "I work at Vertex and love it."),
         ("project manager", "I'm a project manager over at Lumen Software."),
         ("Lumen Software", "I'm a project manager over at Lumen Software."),
+        ("Bergen", "We signed the lease on a place in Bergen, so goodbye Dunedin."),
+        ("Acme", "I ran out of time at Acme today."),
+        ("Sam", "I knocked on Sam's door."),
     ],
 )
 def test_an_asserted_value_is_not_negated(value: str, text: str) -> None:
@@ -160,3 +170,20 @@ def test_a_copied_turn_is_read_again_only_when_it_may_state_a_value(
 )
 def test_a_value_is_a_name_when_said_capitalised(value: str, text: str, name: bool) -> None:
     assert said_as_name(value, text) is name
+
+
+@pytest.mark.parametrize(
+    ("value", "text", "whole"),
+    [
+        ("robotics", "I worked my final shift at Pinecrest Robotics.", "Pinecrest Robotics"),
+        ("G70", "I replaced it with a Genesis G70.", "Genesis G70"),
+        ("Savannah", "I'm based in Savannah, about twenty minutes away.", "Savannah"),
+        ("Sakura Sushi", "Now Sakura Sushi is my favourite restaurant.", "Sakura Sushi"),
+        ("Bob", "Thanks Bob! I moved.", "Bob"),
+        ("kayaking", "I took up Kayaking.", "Kayaking"),
+    ],
+)
+def test_a_value_cut_short_gets_the_whole_name_the_turn_says(
+    value: str, text: str, whole: str
+) -> None:
+    assert whole_name(value, text) == whole
