@@ -267,11 +267,15 @@ class TurnMerge:
         out as ``Cardamom Grill.favourite_restaurant = "best restaurant around"``, which is
         the speaker's ``favourite_restaurant = Cardamom Grill``. Only for a first-person turn
         that names the subject, a subject not known as a person and a value that is not a
-        name itself (``Cardamom Grill.lives_in = Denver`` stays as it is)."""
+        name itself (``Cardamom Grill.lives_in = Denver`` stays as it is), and only for an
+        attribute whose values name things (``CommonProperty.names_a_thing``)."""
         text, speaker = self.item.text, self.item.speaker
         folded = normalize_text(fact.subject)
-        if speaker == WORLD or common_property(to_snake_case(fact.property)) is None:
-            return fact
+        common = common_property(to_snake_case(fact.property))
+        if speaker == WORLD or common is None or not common.names_a_thing:
+            return fact  # "My cousin Rosa has taken up birdwatching": Rosa is no hobby
+        if relation_value(fact.subject, text):
+            return fact  # "my partner Sam": a person the turn introduces
         if folded in SPEAKER_WORDS | LISTENER_WORDS or folded in {
             normalize_text(n) for n in (speaker, self.item.listener or "")
         }:

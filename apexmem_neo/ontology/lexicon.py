@@ -28,13 +28,16 @@ class CommonProperty:
 
     ``one_at_a_time``: a person holds one value at once (one home city, one favourite
     restaurant), so a turn giving two at the same time has misread one of them. Concepts a
-    person may hold several of at once (hobbies, pets, cars, jobs) are not."""
+    person may hold several of at once (hobbies, pets, cars, jobs) are not.
+    ``names_a_thing``: its values are names of places, organisations, people or products
+    (a city, an employer, a car), not activities or descriptions."""
 
     name: str
     dtype: DType
     description: str
     aliases: tuple[str, ...] = ()
     one_at_a_time: bool = False
+    names_a_thing: bool = False
 
     @property
     def names(self) -> tuple[str, ...]:
@@ -49,15 +52,15 @@ COMMON_PROPERTIES: Final[tuple[CommonProperty, ...]] = (
          "place_of_residence", "city_of_residence", "home_city", "current_city", "city",
          "moved", "moved_to", "moves_to", "moving_to", "relocated", "relocated_to",
          "new_city", "new_home", "home_location", "based_in"),
-        one_at_a_time=True,
+        one_at_a_time=True, names_a_thing=True,
     ),
     CommonProperty(
         "hometown", DType.STR, "where someone grew up", ("home_town", "grew_up_in"),
-        one_at_a_time=True,
+        one_at_a_time=True, names_a_thing=True,
     ),
     CommonProperty(
         "birthplace", DType.STR, "where someone was born", ("born_in", "place_of_birth"),
-        one_at_a_time=True,
+        one_at_a_time=True, names_a_thing=True,
     ),
     CommonProperty(
         "employer", DType.STR, "the organisation someone works for",
@@ -65,6 +68,7 @@ COMMON_PROPERTIES: Final[tuple[CommonProperty, ...]] = (
          "employed_by", "employed_at", "job_at", "started_working_at", "new_employer",
          "current_employer", "new_job_at", "employment", "joined", "joined_company",
          "company_name", "employer_name"),
+        names_a_thing=True,
     ),
     CommonProperty(
         "occupation", DType.STR, "someone's job or profession",
@@ -75,11 +79,11 @@ COMMON_PROPERTIES: Final[tuple[CommonProperty, ...]] = (
         ("dating", "is_dating", "dating_partner", "boyfriend", "girlfriend",
          "significant_other", "romantic_partner", "relationship_with",
          "in_relationship_with", "current_partner", "new_partner"),
-        one_at_a_time=True,
+        one_at_a_time=True, names_a_thing=True,
     ),
     CommonProperty(
         "spouse", DType.STR, "husband or wife", ("husband", "wife", "married_to"),
-        one_at_a_time=True,
+        one_at_a_time=True, names_a_thing=True,
     ),
     CommonProperty(
         "relationship_status", DType.STR, "single, dating, married, divorced...",
@@ -90,13 +94,14 @@ COMMON_PROPERTIES: Final[tuple[CommonProperty, ...]] = (
         ("drives", "drives_car", "vehicle", "owns_car", "car_model", "current_car",
          "bought_car", "new_car", "car_owned", "car_make", "car_brand", "car_name",
          "vehicle_make", "vehicle_model", "vehicle_brand", "vehicle_name", "vehicle_owned"),
+        names_a_thing=True,
     ),
     CommonProperty(
         "favourite_restaurant", DType.STR, "the restaurant someone likes best",
         ("restaurant", "favourite_place_to_eat", "favourite_eatery", "go_to_restaurant",
          "preferred_restaurant", "favourite_spot_to_eat", "favourite_dining_spot",
          "usual_restaurant", "best_restaurant"),
-        one_at_a_time=True,
+        one_at_a_time=True, names_a_thing=True,
     ),
     CommonProperty("pet", DType.STR, "an animal someone keeps", ("pets", "owns_pet")),
     CommonProperty(
@@ -122,6 +127,7 @@ COMMON_PROPERTIES: Final[tuple[CommonProperty, ...]] = (
     CommonProperty(
         "studies_at", DType.STR, "the school or university someone attends",
         ("attends_school", "studying_at", "enrolled_at", "school", "university", "college"),
+        names_a_thing=True,
     ),
     CommonProperty("hobby", DType.STR, "a pastime someone enjoys", ("hobbies", "pastime")),
     CommonProperty("nationality", DType.STR, "someone's citizenship", ("citizenship",)),

@@ -616,6 +616,27 @@ def test_a_personal_attribute_filed_on_its_value_is_the_speakers(
     assert store.history(grill, "favourite_restaurant") == []
 
 
+def test_a_relatives_hobby_is_never_turned_into_the_speakers(
+    store: SQLiteGraphStore, checkpoint: Checkpoint
+) -> None:
+    """What the local model gave: Rosa.hobby = birdwatching, with Rosa untyped. A hobby's
+    value is no name, so the rule above must not make it Alice's hobby = Rosa."""
+    cousin = "My cousin Rosa has taken up birdwatching."
+    heard = "Rosa from work has taken up birdwatching, I hear."
+    answers = {
+        key(text): event(
+            [("Alice", "Person", "Speaker")],
+            [fact("Rosa", "hobby", "birdwatching", "Rosa has taken up birdwatching")],
+        )
+        for text in (cousin, heard)
+    }
+    pipe, _ = pipeline(store, checkpoint, answers)
+    pipe.ingest([turn(cousin, JAN, 0, 1), turn(heard, MAR, 0, 2)])
+    assert store.history(ALICE, "hobby") == []
+    subjects = [d for d in checkpoint.decisions() if d.kind == "subject"]
+    assert all("is the value" not in d.rationale for d in subjects)
+
+
 def test_a_correction_lands_on_the_property_of_the_value_it_corrects(
     store: SQLiteGraphStore, checkpoint: Checkpoint
 ) -> None:
