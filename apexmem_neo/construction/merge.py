@@ -568,14 +568,7 @@ class TurnMerge:
         """The one property whose current value this turn gives up ("I sold the X", "Y, not
         X", "leaving X"): a new value in the same turn under a name memory does not know
         replaces it."""
-        text = self.item.text
-        given_up = {
-            name
-            for name, records in held.items()
-            if records[-1].value is not None
-            and current_value_given_up(records[-1].value, text)
-            and same_kind(records, fact)
-        }
+        given_up = _given_up_properties(held, fact, self.item.text)
         return next(iter(given_up)) if len(given_up) == 1 else None
 
     def _corrected_property(
@@ -592,12 +585,9 @@ class TurnMerge:
             return None
         corrected = {
             name
-            for name, records in held.items()
-            if records[-1].value is not None
-            and normalize_text(str(records[-1].value)) != normalize_text(str(fact.value))
-            and current_value_given_up(records[-1].value, sentence)
-            and is_correction(sentence, records[-1].value)
-            and same_kind(records, fact)
+            for name in _given_up_properties(held, fact, sentence)
+            if not holds_value(held[name][-1:], fact.value)
+            and is_correction(sentence, held[name][-1].value)
         }
         if len(corrected) != 1:
             return None
@@ -716,6 +706,20 @@ def _noise(fact: ExtractedFact) -> str | None:
     if isinstance(fact.value, str) and normalize_text(fact.value) in NO_VALUE:
         return f"the value {fact.value!r} says there is no value"
     return None
+
+
+def _given_up_properties(
+    held: dict[str, list[FactRecord]], fact: ExtractedFact, text: str
+) -> set[str]:
+    """The entity's properties whose current value ``text`` says and gives up (denies,
+    leaves or corrects), of a kind the fact's value could replace."""
+    return {
+        name
+        for name, records in held.items()
+        if records[-1].value is not None
+        and current_value_given_up(records[-1].value, text)
+        and same_kind(records, fact)
+    }
 
 
 def _participants_of(batch: GraphBatch, resolver: Resolver) -> list[Entity]:
