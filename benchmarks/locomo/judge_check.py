@@ -1,13 +1,26 @@
 """Checking the LOCOMO judge against answers graded by hand.
 
 ``sheet`` writes a grading sheet (JSON Lines) from judged LOCOMO records: per answer the
-system, question id, category, the answer and the local judge's verdict, with an empty
-``human`` field that the grader fills with true (correct) or false (wrong). The question and
-the gold answer are not copied (LOCOMO's text stays in its own file): ``--data`` shows them
-beside each row while grading and ``rejudge`` reads them from there.
-``agreement`` reads a filled sheet and reports how often the judge agrees with the grader,
-Cohen's kappa, the judge's false positives and negatives, and agreement per system and
-category; ``--out`` saves that summary as JSON. ``rejudge`` grades a sheet's answers again
+system, question id, category, the answer and the local judge's verdict, with empty
+``human`` and ``reason`` fields that the grader fills with true (correct) or false (wrong) and
+why. ``--blind`` leaves the judge's verdict out of the sheet, so the grader grades before
+seeing it; ``agreement --verdicts <records>`` joins the verdicts back by system and qid. The
+question and the gold answer are not copied (LOCOMO's text stays in its own file): ``--data``
+shows them beside each row while grading, with the day the gold's evidence was said, and
+``rejudge`` reads them from there.
+``agreement`` reads filled sheets and reports how often the judge agrees with the grader,
+Cohen's kappa, the judge's false positives and negatives, and agreement per system, category
+and both, and on temporal answers whose gold is relative ("the week before 9 June 2023", "a
+year ago"); ``--out`` saves that summary as JSON.
+
+The grader's rule (one rule for every sheet since the fresh check of issue 50): an answer is
+right when a careful reader holding the conversation would accept it as answering the
+question with the gold's content. A resolved date that lies in the time a relative gold
+names counts ("29 May 2023" for "the week before 9 June 2023"), and so does the same date in
+another format, the same number in digits or words, and a list holding every gold item
+(extra items that are not wrong are allowed). A list missing a gold item, a date outside the
+gold's time, a different place, person or thing, or "not mentioned" for a stated fact is
+wrong. The reason names what matched or what was missing. ``rejudge`` grades a sheet's answers again
 with today's judge (its rules, then the LLM) and writes the sheet with those verdicts, so a
 judge change is checked against the same hand grades.
 
@@ -23,6 +36,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import re
 import sys
 from collections import defaultdict
 from collections.abc import Iterable, Sequence
@@ -33,24 +47,57 @@ from benchmarks.locomo.data import LocomoQuestion
 from benchmarks.locomo.run import DEFAULT_DATA
 
 SHEET_FIELDS = ("system", "qid", "category", "answer", "judge")
+RELATIVE_TIME_WORDS = re.compile(
+    r"\b(before|after|ago|last|next|since|week|weekend|few|couple|earlier|later|around|"
+    r"early|late|first|second|third|fourth|past|previous|following)\b",
+    re.IGNORECASE,
+)
 
 
-def sheet_rows(records: Iterable[dict[str, Any]]) -> list[dict[str, Any]]:
-    """One grading row per judged record whose judge gave a verdict (``human`` left None)."""
+def sheet_rows(records: Iterable[dict[str, Any]], blind: bool = False) -> list[dict[str, Any]]:
+    """One grading row per judged record whose judge gave a verdict (``human`` and ``reason``
+    left None); ``blind`` leaves the verdict out."""
     rows = []
     for r in records:
         if r.get("correct") is None:
             continue
         row = {k: r.get(k) for k in SHEET_FIELDS if k != "judge"}
-        rows.append({**row, "judge": bool(r["correct"]), "human": None})
+        judged = {} if blind else {"judge": bool(r["correct"])}
+        rows.append({**row, **judged, "human": None, "reason": None})
     return rows
 
 
-def agreement(rows: Sequence[dict[str, Any]]) -> dict[str, Any]:
-    """How the judge's verdicts compare with the grader's on the graded rows."""
+def join_verdicts(
+    rows: Sequence[dict[str, Any]], records: Iterable[dict[str, Any]]
+) -> list[dict[str, Any]]:
+    """Blind sheet rows with the judge's verdict of the same system and qid in ``records``
+    (rows that already hold a verdict keep it)."""
+    verdicts = {
+        (r["system"], r["qid"]): bool(r["correct"]) for r in records if r.get("correct") is not None
+    }
+    return [
+        row if "judge" in row else {**row, "judge": verdicts.get((row["system"], row["qid"]))}
+        for row in rows
+    ]
+
+
+def is_relative_gold(gold: str) -> bool:
+    """Whether a temporal gold names its time relative to another (a plain date, month or
+    year is not relative)."""
+    return bool(RELATIVE_TIME_WORDS.search(gold))
+
+
+def agreement(
+    rows: Sequence[dict[str, Any]], golds: dict[str, str] | None = None
+) -> dict[str, Any]:
+    """How the judge's verdicts compare with the grader's on the graded rows; with ``golds``
+    (qid -> gold answer) also on temporal answers whose gold is relative."""
     graded = [r for r in rows if isinstance(r.get("human"), bool) and r.get("judge") is not None]
     if not graded:
         raise ValueError("no graded rows: fill each row's human field with true or false")
+    relative = [
+        r for r in graded if golds and r["category"] == 2 and is_relative_gold(golds[r["qid"]])
+    ]
     return {
         "n": len(graded),
         "agreement": _share_agreeing(graded),
@@ -61,6 +108,8 @@ def agreement(rows: Sequence[dict[str, Any]]) -> dict[str, Any]:
         "judge_accuracy": round(sum(r["judge"] for r in graded) / len(graded), 4),
         "by_system": _split(graded, "system"),
         "by_category": _split(graded, "category"),
+        "by_system_and_category": _split(graded, "system", "category"),
+        "temporal_relative_gold": _split(relative, "system") if relative else {},
     }
 
 
@@ -94,11 +143,18 @@ def _kappa(rows: Sequence[dict[str, Any]]) -> float | None:
     return None if expected == 1 else round((observed - expected) / (1 - expected), 4)
 
 
-def _split(rows: Sequence[dict[str, Any]], key: str) -> dict[str, dict[str, float]]:
+def _split(rows: Sequence[dict[str, Any]], *keys: str) -> dict[str, dict[str, float]]:
     groups: dict[str, list[dict[str, Any]]] = defaultdict(list)
-    for r in sorted(rows, key=lambda r: str(r[key])):
-        groups[str(r[key])].append(r)
-    return {name: {"n": len(g), "agreement": _share_agreeing(g)} for name, g in groups.items()}
+    for r in rows:
+        groups["/".join(str(r[k]) for k in keys)].append(r)
+    return {
+        name: {"n": len(g), "agreement": _share_agreeing(g), "human_accuracy": _human(g)}
+        for name, g in sorted(groups.items())
+    }
+
+
+def _human(rows: Sequence[dict[str, Any]]) -> float:
+    return round(sum(r["human"] for r in rows) / len(rows), 4)
 
 
 def _share_agreeing(rows: Sequence[dict[str, Any]]) -> float:
@@ -121,7 +177,11 @@ def _read(paths: Sequence[Path]) -> list[dict[str, Any]]:
 def _show(rows: Sequence[dict[str, Any]], questions: dict[str, LocomoQuestion]) -> None:
     for no, row in enumerate(rows, start=1):
         q = questions[row["qid"]]
-        print(f"{no}. [{row['system']}] {q.question} | gold: {q.gold} | answer: {row['answer']}")
+        said = f" (said {q.said_on[:10]})" if q.said_on else ""
+        print(
+            f"{no}. {row['qid']} [{row['system']}, cat {q.category}] {q.question} | "
+            f"gold{said}: {q.gold} | answer: {row['answer']}"
+        )
 
 
 def _rejudge(args: argparse.Namespace) -> int:
@@ -145,9 +205,16 @@ def main(argv: list[str] | None = None) -> int:
     sheet.add_argument("records", type=Path, nargs="+")
     sheet.add_argument("--out", type=Path, required=True)
     sheet.add_argument("--data", type=Path, default=None, help="show questions from this file")
+    sheet.add_argument("--blind", action="store_true", help="leave the judge's verdicts out")
     agree = sub.add_parser("agreement", help="the judge against graded sheets")
     agree.add_argument("sheets", type=Path, nargs="+")
     agree.add_argument("--out", type=Path, default=None)
+    agree.add_argument(
+        "--verdicts", type=Path, nargs="*", default=[], help="judged records for blind sheets"
+    )
+    agree.add_argument(
+        "--data", type=Path, default=None, help="the LOCOMO file: split out relative golds"
+    )
     again = sub.add_parser("rejudge", help="grade a sheet again with today's judge")
     again.add_argument("sheet", type=Path)
     again.add_argument("--out", type=Path, required=True)
@@ -158,15 +225,21 @@ def main(argv: list[str] | None = None) -> int:
     if args.command == "rejudge":
         return _rejudge(args)
     if args.command == "sheet":
-        rows = sheet_rows(_read(args.records))
+        rows = sheet_rows(_read(args.records), blind=args.blind)
         args.out.parent.mkdir(parents=True, exist_ok=True)
         args.out.write_text("".join(json.dumps(r) + "\n" for r in rows), encoding="utf-8")
         print(f"{len(rows)} answers to grade in {args.out}")
         if args.data is not None:
             _show(rows, locomo_questions(args.data, {r["qid"] for r in rows}))
         return 0
+    rows = join_verdicts(_read(args.sheets), _read(args.verdicts))
+    golds = None
+    if args.data is not None:
+        golds = {
+            q: v.gold for q, v in locomo_questions(args.data, {r["qid"] for r in rows}).items()
+        }
     try:
-        summary = agreement(_read(args.sheets))
+        summary = agreement(rows, golds)
     except ValueError as exc:
         raise SystemExit(str(exc)) from exc
     print(json.dumps(summary, indent=2))

@@ -11,6 +11,8 @@ from benchmarks.locomo.data import LocomoQuestion
 from benchmarks.locomo.judge import Verdict
 from benchmarks.locomo.judge_check import (
     agreement,
+    is_relative_gold,
+    join_verdicts,
     locomo_questions,
     main,
     rejudge,
@@ -31,8 +33,21 @@ def test_a_sheet_keeps_judged_answers_with_an_empty_human_verdict() -> None:
     ]  # fmt: skip
     assert sheet_rows(records) == [  # LOCOMO's own text stays in its file
         {"system": "rag", "qid": "c:q0", "category": 2, "answer": "in May", "judge": True,
-         "human": None},
+         "human": None, "reason": None},
     ]  # fmt: skip
+    assert "judge" not in sheet_rows(records, blind=True)[0]  # graded before it is seen
+
+
+def test_a_blind_sheet_gets_the_verdicts_back_by_system_and_qid() -> None:
+    rows = [
+        {"system": "rag", "qid": "c:q0", "category": 2, "answer": "May", "human": True},
+        {"system": "agent", "qid": "c:q0", "category": 2, "answer": "June", "human": False},
+    ]
+    records = [{"system": "agent", "qid": "c:q0", "correct": True},
+               {"system": "rag", "qid": "c:q0", "correct": True}]  # fmt: skip
+    joined = join_verdicts(rows, records)
+    assert [r["judge"] for r in joined] == [True, True]
+    assert agreement(joined)["by_system"]["agent"]["agreement"] == 0.0
 
 
 def test_agreement_counts_both_kinds_of_disagreement_and_kappa() -> None:
@@ -45,8 +60,21 @@ def test_agreement_counts_both_kinds_of_disagreement_and_kappa() -> None:
     assert summary["n"] == 4 and summary["agreement"] == 0.5
     assert summary["judge_correct_human_wrong"] == 1 == summary["judge_wrong_human_correct"]
     assert summary["cohen_kappa"] == 0.0
-    assert summary["by_system"] == {"agent": {"n": 2, "agreement": 1.0},
-                                    "rag": {"n": 2, "agreement": 0.0}}  # fmt: skip
+    assert summary["by_system"] == {
+        "agent": {"n": 2, "agreement": 1.0, "human_accuracy": 0.5},
+        "rag": {"n": 2, "agreement": 0.0, "human_accuracy": 0.5},
+    }
+    assert set(summary["by_system_and_category"]) == {"agent/2", "rag/4"}
+
+
+def test_relative_golds_are_split_out_of_the_temporal_answers() -> None:
+    rows = [{**_row("agent", 2, True, True), "qid": "c:q0"},
+            {**_row("agent", 2, False, True), "qid": "c:q1"},
+            {**_row("rag", 4, True, True), "qid": "c:q2"}]  # fmt: skip
+    golds = {"c:q0": "The week before 9 June 2023", "c:q1": "7 May 2023", "c:q2": "a year ago"}
+    relative = agreement(rows, golds)["temporal_relative_gold"]
+    assert relative == {"agent": {"n": 1, "agreement": 1.0, "human_accuracy": 1.0}}
+    assert is_relative_gold("10 years ago") and not is_relative_gold("June 2023")
 
 
 def test_questions_are_read_from_the_locomo_file(tmp_path: Path) -> None:
