@@ -10,8 +10,9 @@ occupation timeline mixes jobs with companies. Two rules:
   already types so, or a name ending in a company word such as "Corp") becomes ``employer``;
 * a first-person sentence saying the speaker works at/for an organisation (one the model
   listed as a participant, or a capitalised name after "at"/"for" that passes the
-  organisation test) names the speaker's employer: when the extraction has no employer
-  fact, one is added, dated like the turn's occupation fact.
+  organisation test), or that the organisation hired the speaker ("Acme Corp hired me"),
+  names the speaker's employer: when the extraction has no employer fact, one is added,
+  dated like the turn's occupation fact.
 
 Each repair is returned as a ``JobRepair`` so merge records it as a decision (provenance).
 """
@@ -53,7 +54,17 @@ _SPEAKER_ROLE: Final = (
     r"patient|visitor)\b)[a-z][\w-]*(?:\s+[a-z][\w-]*){0,3}\s+(?:over\s+)?"
 )
 """The speaker naming a role: "I'm a project manager over" (then "at <organisation>")."""
+_HIRED_SPEAKER: Final = (
+    r"\s+(?:has\s+|have\s+|just\s+|finally\s+|officially\s+)*"
+    r"(?:hired\s+me|took\s+me\s+on|brought\s+me\s+on|offered\s+me\s+(?:a|the)\s+"
+    r"(?:\w+\s+)?(?:job|position|role|contract))\b"
+)
+"""An organisation's name is followed by this when it hired the speaker: "Acme Corp has hired
+me", "Orbit Labs took me on"."""
 _NAME_AFTER: Final = re.compile(r"[A-Z][\w&'-]*(?:\s+[A-Z][\w&'-]*)*\.?")
+_NAME_BEFORE_HIRED: Final = re.compile(
+    r"(?<![\w'])(?P<name>[A-Z][\w&'-]*(?:\s+[A-Z][\w&'-]*)*)" + _HIRED_SPEAKER
+)
 """A capitalised name, as it follows "at"/"for" in "I work at Acme Corp as ..."."""
 _WORKING_OUT: Final = re.compile(r"\bwork(s|ed|ing)? out\b", re.IGNORECASE)
 
@@ -184,8 +195,12 @@ def _employer_in(
     )
     for name in listed:
         found = re.search(works_at + rf"{re.escape(name)}\b", sentence, re.IGNORECASE)
+        found = found or re.search(rf"\b{re.escape(name)}{_HIRED_SPEAKER}", sentence)
         if found is not None:
             return name, found.group(0)
+    hired = _NAME_BEFORE_HIRED.search(sentence)
+    if hired is not None and is_organisation(hired["name"]):
+        return hired["name"], hired.group(0)
     found = re.search(works_at, sentence, re.IGNORECASE)
     named = _NAME_AFTER.match(sentence, found.end()) if found is not None else None
     if found is None or named is None:

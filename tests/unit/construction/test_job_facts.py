@@ -119,6 +119,7 @@ def test_i_work_at_a_company_as_an_engineer_adds_the_missing_employer() -> None:
         "I got a job as an analyst at Acme Corp!",
         "I'm working for Acme Corp these days.",
         "We were hired by Acme Corp in May.",
+        "Acme Corp took me on last week.",
     ],
 )
 def test_first_person_work_sentences_name_the_employer(text: str) -> None:
@@ -133,6 +134,7 @@ def test_first_person_work_sentences_name_the_employer(text: str) -> None:
         "I think Bob works at Acme Corp.",  # "I" is not the one working
         "I was working out at Acme Corp's gym.",  # not work
         "I bought a phone from Acme Corp.",  # no work word
+        "Acme Corp hired my sister.",  # someone else was hired
     ],
 )
 def test_other_sentences_add_no_employer(text: str) -> None:
@@ -156,6 +158,11 @@ def test_no_employer_is_added_when_the_model_gave_one_or_for_a_document_stream()
         ("I started at the Mercy Hospital in May.", "Mercy Hospital"),
         ("I'm a project manager over at Lumen Software.", "Lumen Software"),
         ("I am an engineer with Orbit Labs.", "Orbit Labs"),
+        ("Good news: Orbit Labs hired me.", "Orbit Labs"),
+        (
+            "Guess what, Mercy Hospital has finally offered me a permanent position!",
+            "Mercy Hospital",
+        ),
     ],
 )
 def test_an_unlisted_organisation_named_after_a_work_word_is_the_employer(
@@ -175,6 +182,9 @@ def test_an_unlisted_organisation_named_after_a_work_word_is_the_employer(
         "I work at home these days.",  # not a name
         "I was working out at Acme Corp.",  # not work
         "I'm a regular at Orbit Labs.",  # a customer, not a role
+        "Orbit Labs hired my brother.",  # not the speaker
+        "Orbit Labs never hired me.",  # denied
+        "Globex hired me.",  # nothing says Globex is an organisation
     ],
 )
 def test_an_unlisted_name_that_is_not_an_organisation_adds_no_employer(text: str) -> None:
