@@ -8,6 +8,8 @@ occupation timeline mixes jobs with companies. Two rules:
 * an occupation is a profession, never an organisation: an ``occupation`` fact whose value
   names an organisation (a participant typed Organization/Corporation, an entity memory
   already types so, or a name ending in a company word such as "Corp") becomes ``employer``;
+* nor a pastime: an ``occupation`` fact whose value the turn calls a pastime ("I'm a
+  kayaking person now", "I've taken up kayaking") becomes ``hobby``;
 * a first-person sentence saying the speaker works at/for an organisation (one the model
   listed as a participant, or a capitalised name after "at"/"for" that passes the
   organisation test), or that the organisation hired the speaker ("Acme Corp hired me"),
@@ -31,7 +33,7 @@ from apexmem_neo.ontology import DType, EntityType
 from apexmem_neo.ontology.ids import normalize_text
 
 ORGANISATION_TYPES: Final = frozenset({EntityType.ORGANIZATION, EntityType.CORPORATION})
-OCCUPATION, EMPLOYER = "occupation", "employer"
+OCCUPATION, EMPLOYER, HOBBY = "occupation", "employer", "hobby"
 ADDED_CONFIDENCE: Final = 0.8
 """Confidence of an employer fact the rule adds (the model did not state it itself)."""
 
@@ -66,6 +68,13 @@ _NAME_BEFORE_HIRED: Final = re.compile(
     r"(?<![\w'])(?P<name>[A-Z][\w&'-]*(?:\s+[A-Z][\w&'-]*)*)" + _HIRED_SPEAKER
 )
 """A capitalised name, as it follows "at"/"for" in "I work at Acme Corp as ..."."""
+_PASTIME_BEFORE: Final = (
+    r"\b(?:into|took\s+up|taken\s+up|taking\s+up|picked\s+up|hooked\s+on|obsessed\s+with|"
+    r"addicted\s+to|hobby\s+(?:is|now)|pastime\s+(?:is|now))\s+(?:some\s+|the\s+)?"
+)
+"""Words before a pastime: "I'm into {value}", "I've taken up {value}"."""
+_PASTIME_AFTER: Final = r"\s+(?:person|fan|nut|enthusiast|addict|fanatic|buff|junkie|convert)\b"
+"""Words after a pastime: "I'm a {value} person now"."""
 _WORKING_OUT: Final = re.compile(r"\bwork(s|ed|ing)? out\b", re.IGNORECASE)
 
 
@@ -111,6 +120,8 @@ def repair_job_facts(
     ``speaker`` None (a document stream) skips the first-person employer rule.
     """
     facts, repairs = _route_organisations(extraction.facts, is_organisation)
+    facts, pastimes = _route_pastimes(facts, text)
+    repairs += pastimes
     if speaker is not None and not any(property_name(f) == EMPLOYER for f in facts):
         added = _stated_employer(extraction, text, speaker, facts, is_organisation)
         if added is not None:
@@ -145,6 +156,35 @@ def _route_organisations(
         if not any(_same_statement(fact, other) for other in kept):
             kept.append(fact)
     return kept, repairs
+
+
+def _route_pastimes(
+    facts: list[ExtractedFact], text: str
+) -> tuple[list[ExtractedFact], list[JobRepair]]:
+    """Occupation facts whose value the turn calls a pastime become hobby facts."""
+    kept: list[ExtractedFact] = []
+    repairs: list[JobRepair] = []
+    for fact in facts:
+        if property_name(fact) == OCCUPATION and _said_as_pastime(str(fact.value), text):
+            fact = fact.model_copy(update={"property": HOBBY})
+            repairs.append(
+                JobRepair(
+                    f"{fact.subject}.occupation",
+                    HOBBY,
+                    f"the turn calls {fact.value!r} a pastime, not an occupation",
+                )
+            )
+        kept.append(fact)
+    return kept, repairs
+
+
+def _said_as_pastime(value: str, text: str) -> bool:
+    """Whether ``text`` speaks of ``value`` as a pastime ("into X", "an X person")."""
+    name = re.escape(value.strip())
+    if not name:
+        return False
+    pattern = rf"{_PASTIME_BEFORE}{name}\b|\b{name}{_PASTIME_AFTER}"
+    return re.search(pattern, text, re.IGNORECASE) is not None
 
 
 def _same_statement(a: ExtractedFact, b: ExtractedFact) -> bool:

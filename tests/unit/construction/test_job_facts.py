@@ -196,3 +196,30 @@ def test_an_unlisted_name_memory_types_as_an_organisation_is_the_employer() -> N
     known = {"Globex": {EntityType.CORPORATION}}
     facts, _ = repaired("I work at Globex now.", [ALICE], [], known=known)
     assert facts == [("Alice", "employer", "Globex")]
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "Turns out I'm a sea kayaking person now.",
+        "I've taken up sea kayaking this spring.",
+        "Lately I'm really into sea kayaking.",
+    ],
+)
+def test_an_occupation_the_turn_calls_a_pastime_is_a_hobby(text: str) -> None:
+    facts, why = repaired(text, [ALICE], [fact("Alice", "occupation", "sea kayaking", text)])
+    assert facts == [("Alice", "hobby", "sea kayaking")]
+    assert why == ["the turn calls 'sea kayaking' a pastime, not an occupation"]
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "I work in marketing now.",  # a line of work
+        "I'm a marketing manager at a bank.",  # a role, not "a marketing person"
+        "Into the office at nine, as always; marketing keeps me busy.",
+    ],
+)
+def test_an_occupation_said_as_work_stays_an_occupation(text: str) -> None:
+    facts, why = repaired(text, [ALICE], [fact("Alice", "occupation", "marketing", text)])
+    assert facts == [("Alice", "occupation", "marketing")] and why == []
