@@ -32,6 +32,7 @@ from benchmarks.construction_quality.templates import FAMILIES as FAMILIES_AB
 from benchmarks.construction_quality.templates import PROPERTIES, Family, RelativeTime
 from benchmarks.construction_quality.templates_c import FAMILY_C
 from benchmarks.construction_quality.templates_d import FAMILY_D
+from benchmarks.construction_quality.templates_e import FAMILY_E
 from benchmarks.construction_quality.truth import (
     ConceptTruth,
     Conversation,
@@ -45,10 +46,16 @@ from benchmarks.construction_quality.truth import (
 
 Layout = Literal["full", "tiny"]
 
-FAMILIES: dict[str, Family] = {**FAMILIES_AB, FAMILY_C.name: FAMILY_C, FAMILY_D.name: FAMILY_D}
+FAMILIES: dict[str, Family] = {
+    **FAMILIES_AB,
+    FAMILY_C.name: FAMILY_C,
+    FAMILY_D.name: FAMILY_D,
+    FAMILY_E.name: FAMILY_E,
+}
 """Every template family by name: A and B (``templates``), C (``templates_c``, apart so it
-could be written without reading B) and D (``templates_d``, written without reading B or C),
-registered here so no template module imports another's families."""
+could be written without reading B), D (``templates_d``, written without reading B or C) and
+E (``templates_e``, written without reading C), registered here so no template module imports
+another's families."""
 
 
 @dataclass(frozen=True)
@@ -67,13 +74,15 @@ SETS: dict[str, SetSpec] = {
     "tiny": SetSpec("A", 3, 1, "tiny"),
     "holdout": SetSpec("C", 3, 4),
     "holdout2": SetSpec("D", 5, 4),
+    "holdout3": SetSpec("E", 7, 4),
 }
 """``tuning`` (templates A, seed 1) is what the construction may be tuned on; ``test``
 (templates B, seed 2) is read only for the final evaluation; ``holdout`` (templates C, seed 3,
 the same shape) is read only for the final evaluation of issue 48 and nobody tunes on it (C
 was written after B had been evaluated, without reading B); ``holdout2`` (templates D, seed 5,
 the same shape) was written after C had been evaluated, without reading B or C, and is read
-only for the final evaluation; ``tiny`` is a smoke set."""
+only for the final evaluation; ``holdout3`` (templates E, seed 7, the same shape) was written
+blind to the engineers' tuning and is evaluated once; ``tiny`` is a smoke set."""
 
 
 def relative_window(rel: RelativeTime, said: date) -> tuple[str, DateWindow]:

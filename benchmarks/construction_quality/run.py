@@ -6,8 +6,9 @@ Sets (``generator.SETS``): ``tuning`` (templates A, seed 1: 4 conversations, 56 
 questions), ``test`` (templates B, seed 2, the same shape; read only for the final
 evaluation), ``holdout`` (templates C, seed 3, the same shape; read once, for the final
 evaluation of issue 48, and never tuned on), ``holdout2`` (templates D, seed 5, the same
-shape; written after C was evaluated, read only for the final evaluation) and ``tiny`` (4
-turns, a smoke run). On the local model a set takes about 10 s per turn to build and 10-30 s
+shape; written after C was evaluated, read only for the final evaluation), ``holdout3``
+(templates E, seed 7, the same shape; written blind, evaluated once) and ``tiny`` (4 turns, a
+smoke run). On the local model a set takes about 10 s per turn to build and 10-30 s
 per question.
 
 Usage (from the repo root):
@@ -22,8 +23,9 @@ with the generated JSONL, its truth and the store under ``benchmarks/results/wor
 Resumable: the store keeps its checkpoint and answers are kept in ``<out>.answers.jsonl``
 (only those of the same store file count); ``--fresh`` starts the store from empty.
 ``--publish`` writes ``benchmarks/published/construction_quality.json`` for the test set and
-``construction_quality_holdout.json`` for the holdout set and
-``construction_quality_holdout2.json`` for the holdout2 set (no other set is published).
+``construction_quality_holdout.json`` for the holdout set,
+``construction_quality_holdout2.json`` for the holdout2 set and
+``construction_quality_holdout3.json`` for the holdout3 set (no other set is published).
 
 ``--systems apexmem,mem0`` adds the Mem0 arm (``mem0_arm``; the ``bench-mem0`` extra), on the
 benchmark's own long-context llama-server (``mem0_server``) unless ``--mem0-api-base`` names
@@ -95,6 +97,12 @@ HELD_OUT: dict[str, HeldOut] = {
         "construction_quality_holdout2.json",
         "holdout templates D",
         "the holdout2 set: templates D (written without reading B or C, evaluated once)",
+    ),
+    "holdout3": HeldOut(
+        "construction_quality_holdout3.json",
+        "holdout templates E",
+        "the holdout3 set: templates E (written without reading the engineers' tuning notes, "
+        "evaluated once)",
     ),
 }
 """The sets whose runs are published, each to its own file."""
