@@ -127,11 +127,11 @@ class QueryLoop:
             load_compiled(self.program, self.config.query_program)
 
     def run(self, inputs: Mapping[str, Any], tracker: Any, first_step: int = 0) -> LoopOutcome:
-        out = LoopOutcome()
+        out = LoopOutcome(first_step=first_step)
         attempts: list[str] = []
         query, result = "", ToolResult()
         while out.tool_calls < self.config.max_tool_calls:
-            step = out.new_step(first_step, "query")
+            step = out.new_step("query")
             written = self._timed(step, tracker, lambda: self._write(inputs, attempts))
             if written is None or written in out.calls_seen:
                 break  # an unparseable reply, or a query already sent: no new information
@@ -144,7 +144,7 @@ class QueryLoop:
         elif failed(result):  # asked from an error or no rows, the small model made one up
             out.answer = NOT_IN_MEMORY
         else:
-            self._answer(inputs, query, self._observed(result), tracker, out, first_step)
+            self._answer(inputs, query, self._observed(result), tracker, out)
         return out
 
     def _timed(self, step: TraceStep, tracker: Any, call: Callable[[], Any]) -> Any:
@@ -183,9 +183,8 @@ class QueryLoop:
         rows: str,
         tracker: Any,
         out: LoopOutcome,
-        first_step: int,
     ) -> None:
-        step = out.new_step(first_step, "extract")
+        step = out.new_step("extract")
         pred = self._timed(step, tracker, lambda: self.program.answer(
             question_date=inputs["question_date"], question=inputs["question"],
             query=query, rows=rows,

@@ -55,11 +55,13 @@ class LoopOutcome:
     error: str | None = None
     calls_seen: dict[str, int] = field(default_factory=dict)
     """Each distinct call made so far (tool and arguments as JSON) -> its trajectory index."""
+    first_step: int = 0
+    """The number of the loop's first step (the steps the question took before it)."""
 
-    def new_step(self, first_step: int, phase: StepPhase) -> TraceStep:
+    def new_step(self, phase: StepPhase) -> TraceStep:
         """A new step of ``phase``, numbered after the steps so far (counting from
         ``first_step``) and appended to them."""
-        step = TraceStep(step=first_step + len(self.steps), phase=phase)
+        step = TraceStep(step=self.first_step + len(self.steps), phase=phase)
         self.steps.append(step)
         return step
 
@@ -247,12 +249,12 @@ class ReactLoop:
             load_compiled(self.program, config.react_program)
 
     def run(self, inputs: Mapping[str, Any], tracker: Any, first_step: int = 0) -> LoopOutcome:
-        out = LoopOutcome()
+        out = LoopOutcome(first_step=first_step)
         trajectory: dict[str, Any] = {}
         for idx in range(self.config.max_iters):
-            if not self._step(idx, inputs, trajectory, tracker, out, first_step):
+            if not self._step(idx, inputs, trajectory, tracker, out):
                 break
-        self._extract(inputs, trajectory, tracker, out, first_step)
+        self._extract(inputs, trajectory, tracker, out)
         return out
 
     def _call(self, module: Any, trajectory: dict[str, Any], inputs: Mapping[str, Any]) -> Any:
@@ -265,11 +267,10 @@ class ReactLoop:
         trajectory: dict[str, Any],
         tracker: Any,
         out: LoopOutcome,
-        first_step: int,
     ) -> bool:
         """One thought + tool call; False when the loop should stop."""
         before, t0 = token_total(tracker), time.perf_counter()
-        step = out.new_step(first_step, "react")
+        step = out.new_step("react")
         try:
             pred = self._call(self.program.react, trajectory, inputs)
         except Exception as exc:  # a reply the adapter cannot parse ends the loop
@@ -320,9 +321,8 @@ class ReactLoop:
         trajectory: dict[str, Any],
         tracker: Any,
         out: LoopOutcome,
-        first_step: int,
     ) -> None:
-        step = out.new_step(first_step, "extract")
+        step = out.new_step("extract")
         with timed(step, tracker):
             try:
                 pred = self._call(self.program.extract, trajectory, inputs)
