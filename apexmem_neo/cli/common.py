@@ -254,6 +254,12 @@ def print_json(data: Any) -> None:
     typer.echo(json.dumps(data, indent=2, ensure_ascii=False, default=str))
 
 
+def print_plain(text: str) -> None:
+    """Print ``text`` as it is, on one line however long (no markup, highlighting or
+    wrapping), so that the paths and names a message carries come out unchanged."""
+    console.print(text, highlight=False, markup=False, soft_wrap=True)
+
+
 def store_flags(store: str | None, db: Path | None, index_name: str | None) -> str:
     """The flags that name this memory again, for a command line in a hint."""
     parts = [f" --store {store}"] if store else []

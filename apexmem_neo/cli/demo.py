@@ -19,7 +19,7 @@ from rich.markup import escape
 
 from apexmem_neo.agent.models import AgentResult, Mode
 from apexmem_neo.cli.ask import print_result, print_trace
-from apexmem_neo.cli.common import console, fail, load_settings, user_errors
+from apexmem_neo.cli.common import console, fail, load_settings, print_plain, user_errors
 from apexmem_neo.cli.ingest import IngestOptions, run_ingest
 from apexmem_neo.cli.progress import index_feed, progress_bar
 from apexmem_neo.construction.loaders import load_turns
@@ -90,12 +90,9 @@ def run_demo(
             if show_trace:
                 print_trace(result)
             results.append(result)
-    console.print(
+    print_plain(
         f"\nmemory in {path}; try: apexmem history Alice favourite_restaurant "
-        f"--db {path} --scope {DEMO_SCOPE}",
-        highlight=False,
-        markup=False,
-        soft_wrap=True,
+        f"--db {path} --scope {DEMO_SCOPE}"
     )
     return results
 

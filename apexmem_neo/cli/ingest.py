@@ -21,6 +21,7 @@ from apexmem_neo.cli.common import (
     console,
     fail,
     load_settings,
+    print_plain,
     user_errors,
     warn,
 )
@@ -73,7 +74,7 @@ def _summary(stats: RunStats, path: Path) -> None:
     )
     for stage, usage in stats.llm.items():
         console.print(f"  {stage}: {usage}", highlight=False, markup=False)
-    console.print(f"run saved to {path}", highlight=False, markup=False, soft_wrap=True)
+    print_plain(f"run saved to {path}")
 
 
 def save_run(stats: RunStats, runs_dir: Path) -> Path:
@@ -104,10 +105,7 @@ def run_ingest(
         console.print(f"turns: {len(result.turns)} stored without extraction", highlight=False)
     if opts.index:
         where = memory.search_location or "(no search index)"
-        console.print(
-            f"search index: {result.indexed} documents written to {where}",
-            highlight=False, markup=False, soft_wrap=True,
-        )  # fmt: skip
+        print_plain(f"search index: {result.indexed} documents written to {where}")
     return result
 
 

@@ -14,9 +14,9 @@ from apexmem_neo.cli.common import (
     JsonOpt,
     MemoryChoice,
     ScopeOpt,
-    console,
     fail,
     print_json,
+    print_plain,
     warn,
 )
 
@@ -39,10 +39,7 @@ def export(
     rows = sum(result.rows.values())
     if not rows:
         warn(f"scope {scope!r} holds nothing: the file has only its header")
-    console.print(
-        f"exported {rows} rows of scope {scope!r} in {result.batches} batches to {out}",
-        highlight=False, markup=False, soft_wrap=True,
-    )  # fmt: skip
+    print_plain(f"exported {rows} rows of scope {scope!r} in {result.batches} batches to {out}")
 
 
 @MemoryChoice.options()
@@ -71,13 +68,9 @@ def import_(
     if as_json:
         print_json(result.model_dump())
         return
-    console.print(
+    print_plain(
         f"imported {sum(result.rows.values())} rows of scope {result.scope!r} in "
-        f"{result.batches} batches: {sum(result.added.values())} new",
-        highlight=False, markup=False, soft_wrap=True,
-    )  # fmt: skip
+        f"{result.batches} batches: {sum(result.added.values())} new"
+    )
     if search_index:
-        console.print(
-            f"search index: {result.indexed} documents written to {where}",
-            highlight=False, markup=False, soft_wrap=True,
-        )  # fmt: skip
+        print_plain(f"search index: {result.indexed} documents written to {where}")
