@@ -20,7 +20,11 @@ names counts ("29 May 2023" for "the week before 9 June 2023"), and so does the 
 another format, the same number in digits or words, and a list holding every gold item
 (extra items that are not wrong are allowed). A list missing a gold item, a date outside the
 gold's time, a different place, person or thing, or "not mentioned" for a stated fact is
-wrong. The reason names what matched or what was missing. ``rejudge`` grades a sheet's answers again
+wrong. An answer's own relative time words ("last week", "next month") count only when they
+are the gold's own form ("10 years ago" for "10 years ago"): read on the question's date they
+name another time. Where the conversation contradicts its gold (a turn's "last Saturday"
+against a gold's Sunday), the conversation decides. The reason names what matched or what
+was missing. ``rejudge`` grades a sheet's answers again
 with today's judge (its rules, then the LLM) and writes the sheet with those verdicts, so a
 judge change is checked against the same hand grades.
 

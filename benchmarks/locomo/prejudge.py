@@ -24,7 +24,9 @@ Verdict rules, in order (``prejudge``):
    overlapping month, a single day for a vague span of years such as "a few years ago", a
    date written in a way not read here) is left to the LLM: an unread date never makes
    WRONG.
-2. **Numbers.** When the gold is a number with at most a unit ("two", "5 years"): CORRECT
+2. **Numbers.** When the gold is a number with at most a unit ("two", "5 years"), or a
+   sentence that restates the question around one ("They have been married for 5 years."
+   for "How long have they been married?"): CORRECT
    when the answer gives that number in digits or words, with the gold's unit or none;
    WRONG when it gives only other numbers and nothing beyond them, their units and the
    question's words ("3" for "two").
@@ -75,6 +77,7 @@ _FILLER = frozenset(
     "has have had will would can could about around approximately roughly just only also "
     "there then than times time yes".split()
 )
+_GLUE_WORDS = _FUNCTION_WORDS | _FILLER | {"a", "an", "the", "and"}
 MOST_OF_GOLD = 2 / 3
 Decision = tuple[bool | None, str]  # a rule's verdict (None: the LLM decides) and why
 
@@ -168,6 +171,20 @@ def gold_number(gold: str) -> tuple[str, str | None] | None:
     if re.fullmatch(YEAR, tokens[0]) or (len(tokens) == 2 and not tokens[1].isalpha()):
         return None
     return tokens[0], _stem(tokens[1]) if len(tokens) == 2 else None
+
+
+def restated_number(question: str, gold: str) -> tuple[str, str | None] | None:
+    """(number, unit stem or None) of a gold sentence whose words beyond the question's are
+    only a number and a unit ("Mel has been married for 5 years." for "How long has Mel been
+    married?"); None otherwise."""
+    asked = content_stems(question)
+    tokens = _TOKENS.findall(digits_for_words(gold.lower()))
+    kept = [
+        t
+        for t in tokens
+        if t[0].isdigit() or (t.isalpha() and t not in _GLUE_WORDS and _stem(t) not in asked)
+    ]
+    return gold_number(" ".join(kept)) if len(kept) < len(tokens) else None
 
 
 def number_verdict(question: str, gold: tuple[str, str | None], answer: str) -> Decision:
@@ -330,7 +347,7 @@ def _date_rule(span: Span, answer: str) -> Decision | None:
 
 def _shape_rules(question: str, gold: str, answer: str) -> Decision | None:
     """Rules 2 and 3: a number gold, a list gold (an exclusive list stops here)."""
-    number = gold_number(gold)
+    number = gold_number(gold) or restated_number(question, gold)
     if number is not None:
         decided = number_verdict(question, number, answer)
         if decided[0] is not None:

@@ -196,6 +196,13 @@ def _args(argv: list[str] | None) -> argparse.Namespace:
     p.add_argument("--evaluated-on", required=True, help="what this run evaluated")
     p.add_argument("--order", type=int, default=1, help="its place in README's table")
     p.add_argument("--out", type=Path, default=None, help="default published/locomo_<conv>.json")
+    p.add_argument(
+        "--records",
+        type=Path,
+        default=None,
+        help="the judged answers (default: the .jsonl beside the summary; a rejudged copy "
+        "from benchmarks.locomo.rejudge publishes today's judge's verdicts)",
+    )
     return p.parse_args(argv)
 
 
@@ -205,9 +212,10 @@ def main(argv: list[str] | None = None) -> int:
         print(f"error: no run summary at {args.summary}", file=sys.stderr)
         return 2
     summary = json.loads(args.summary.read_text(encoding="utf-8"))
-    records = read_jsonl(args.summary.with_suffix(".jsonl"))
+    records_path = args.records or args.summary.with_suffix(".jsonl")
+    records = read_jsonl(records_path) if records_path.is_file() else []
     if not records:
-        print(f"error: no answers beside {args.summary} (its .jsonl)", file=sys.stderr)
+        print(f"error: no judged answers in {records_path}", file=sys.stderr)
         return 2
     result = published(summary, records, args.tuned_on, args.evaluated_on, args.order)
     out = args.out or PUBLISHED / f"locomo_{summary['setup']['conversation']}.json"

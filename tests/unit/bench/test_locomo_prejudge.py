@@ -10,7 +10,7 @@ from dspy.utils import DummyLM
 
 from benchmarks.locomo.gold_time import answer_dates, clean_dates, resolve_gold_time
 from benchmarks.locomo.judge import Judge
-from benchmarks.locomo.prejudge import gold_for_llm, prejudge
+from benchmarks.locomo.prejudge import gold_for_llm, prejudge, restated_number
 
 
 def span_of(gold: str, said_on: str | None = None) -> tuple[str, str]:
@@ -206,3 +206,11 @@ def test_the_rules_say_why() -> None:
     assert verdict.reason == (
         "the answer's 2 June 2023 lies in the gold's 29 May 2023 to 8 June 2023"
     )
+
+
+def test_a_gold_sentence_restating_the_question_around_a_number_is_that_number() -> None:
+    question = "How long have Ann and her husband been married?"
+    gold = "Ann and her husband have been married for 5 years."
+    assert prejudge(question, gold, "5 years already!").correct is True
+    assert prejudge(question, gold, "4 years").correct is False
+    assert restated_number("Where does Ann live?", "Ann lives at 5 Elm Street.") is None

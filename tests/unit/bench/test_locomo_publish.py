@@ -69,7 +69,20 @@ def test_a_missing_summary_is_one_clear_error(tmp_path: Path, capsys: Any) -> No
     summary = tmp_path / "run.json"
     summary.write_text(json.dumps(SUMMARY))
     assert main([str(summary), "--tuned-on", "t", "--evaluated-on", "e"]) == 2
-    assert "no answers beside" in capsys.readouterr().err
+    assert "no judged answers in" in capsys.readouterr().err
+
+
+def test_rejudged_records_publish_their_verdicts(tmp_path: Path) -> None:
+    summary = tmp_path / "locomo_x.json"
+    summary.write_text(json.dumps(SUMMARY))
+    (tmp_path / "locomo_x.jsonl").write_text("".join(json.dumps(r) + "\n" for r in RECORDS))
+    rejudged = tmp_path / "again.jsonl"
+    rejudged.write_text("".join(json.dumps({**r, "correct": True}) + "\n" for r in RECORDS))
+    out = tmp_path / "pub.json"
+    args = [str(summary), "--tuned-on", "t", "--evaluated-on", "e", "--out", str(out)]
+    assert main([*args, "--records", str(rejudged)]) == 0
+    figures = json.loads(out.read_text())["figures"]
+    assert all(figures[s]["judge_accuracy"] == 1.0 for s in ("agent", "rag"))
 
 
 def test_a_published_run_keeps_its_answers_without_locomo_text(tmp_path: Path) -> None:
