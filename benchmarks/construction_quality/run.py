@@ -80,6 +80,9 @@ class HeldOut:
     file: str
     label: str
     evaluated_on: str
+    tuned_on: str = (
+        "the tuning set: templates A, seed 1 (benchmarks.construction_quality, --set tuning)"
+    )
 
 
 HELD_OUT: dict[str, HeldOut] = {
@@ -103,6 +106,8 @@ HELD_OUT: dict[str, HeldOut] = {
         "holdout templates E",
         "the holdout3 set: templates E (written without reading the engineers' tuning notes, "
         "evaluated once)",
+        "templates A, B, C and D (sets 'tuning', 'test', 'holdout' and 'holdout2': each "
+        "held-out set became a set to tune on once it had been evaluated)",
     ),
 }
 """The sets whose runs are published, each to its own file."""
@@ -370,8 +375,7 @@ def published(record: dict[str, Any], system: str = "apexmem") -> dict[str, Any]
         "commit": record["commit"],
         "date": record["started_at"][:10],
         "model": record.get("model"),
-        "tuned_on": "the tuning set: templates A, seed 1 (benchmarks.construction_quality, "
-        "--set tuning)",
+        "tuned_on": held_out.tuned_on,
         "evaluated_on": f"{held_out.evaluated_on}, seed {record['seed']}; "
         f"{data['conversations']} generated conversations, {data['turns']} turns, "
         f"{data['questions']} questions, {record['store']} store, answers in the default mode",
