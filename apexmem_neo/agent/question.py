@@ -54,12 +54,17 @@ def shared_terms(asked: set[str], text: str) -> int:
 
 
 PRESENT_TIME: Final = re.compile(
-    r"\b(nowadays|presently|lately|these days|at (the )?(moment|present)|"
+    r"\b(nowadays|presently|lately|these days|at (the )?(moment|present|minute)|"
+    r"at this (point|stage|time)|as (things|it) stands?|right now|as we speak|"
     r"(any|no) (more|longer)|anymore)\b",
     re.IGNORECASE,
 )
 """Phrases beyond ``STATE_TIME_WORDS`` that ask about the present state, as people say it:
-"where does she work these days", "what does he drive at the moment", "not there anymore"."""
+"where does she work these days", "what does he drive at the moment", "who does she work for
+at this point", "as things stand", "not there anymore"."""
+UNTIL_A_CHANGE: Final = re.compile(r"\buntil\b(?!\s+when\b)", re.IGNORECASE)
+""""Until" before the change that ended a value ("where did she live until the move to
+Aberdeen"), not "until when", which asks for an end date."""
 
 
 def asks_about_states(question: str, times: Sequence[QuestionTime]) -> bool:
@@ -87,8 +92,9 @@ def asks_about_changes(question: str) -> bool:
 
 
 def asks_before(question: str) -> bool:
-    """Whether the question asks what held before something ("before", "prior", ...)."""
-    return bool(words(question) & BEFORE_WORDS)
+    """Whether the question asks what held before something ("before", "prior", "until Y
+    came along", ...)."""
+    return bool(words(question) & BEFORE_WORDS) or UNTIL_A_CHANGE.search(question) is not None
 
 
 def mentions_when(question: str) -> bool:

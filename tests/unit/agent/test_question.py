@@ -91,6 +91,9 @@ def test_present_time_phrases_ask_about_the_state_now() -> None:
         "Does she live in Porto anymore?",
         "Is he no longer at Acme?",
         "Where has she been working lately?",
+        "Who does she work for at this point?",
+        "As things stand, what's his favourite restaurant?",
+        "What is she driving right now?",
     ):
         assert asks_about_states(question, []), question
     assert not asks_about_states("What did they talk about at the party?", [])
@@ -102,6 +105,9 @@ def test_before_questions() -> None:
     assert asks_before("What were his previous jobs?")  # "previous" spelt without its s
     assert asks_before("Which town came earlier?")
     assert not asks_before("What did he drive after the van?")
+    assert asks_before("Which city was she living in until the move to Aberdeen?")
+    assert asks_before("Which restaurant was his top choice until Bao Down came along?")
+    assert not asks_before("Until when did she live in Porto?")  # an end date
 
 
 def test_when_is_a_word_of_the_question_or_a_question_for_a_date() -> None:
