@@ -62,6 +62,13 @@ _RELATIVE_NAMED: Final = re.compile(
     r"\b(?:[Mm]y|[Oo]ur)\s+(?:(?:older|younger|little|big|best|old|new)\s+)?"
     rf"(?:{RELATIONS})s?,?\s+([A-Z][\w'-]+(?:\s+[A-Z][\w'-]+)?)"
 )
+_LEFT_BEHIND: Final = (
+    r"(?:is|are|was|'s)\s+(?:now\s+|officially\s+|firmly\s+|well\s+|all\s+)?behind\s+(?:me|us)|"
+    r"parted ways|(?:gave|given|giving)\s+notice|handed in my notice|(?:made|been) redundant|"
+    r"handed (?:[\w-]+ ){1,3}over|(?:gone|went) to a new (?:owner|home)|old news"
+)
+"""Ways of saying a value was left that both cue lists hold: "X is officially behind me",
+"we parted ways", "I gave notice on my place in X", "handed the car over"."""
 _NEGATION_CUES: Final = re.compile(
     r"\b(not|no longer|anymore|any more|never again|isn't|aren't|wasn't|weren't|don't|"
     r"doesn't|didn't|won't|can't|quit|quitting|sold|selling|left|leaving|gave up|give up|"
@@ -70,7 +77,8 @@ _NEGATION_CUES: Final = re.compile(
     r"scrapyard|scrapped|written off|wrote off|totalled|totaled|traded in|part-exchanged|"
     r"knocked (?:[\w-]+ ){1,3}off|"
     r"used to|gone|no more|done with|(?:is|was|it's|all) over|resigned|resigning|resignation|"
-    r"handed in my notice|had to go|"
+    rf"{_LEFT_BEHIND}|"
+    r"had to go|"
     r"laid off|fired|let go|retired|moved on from|broke up|split from|divorced|ended|"
     r"packed up)\b",
     re.IGNORECASE,
@@ -86,7 +94,8 @@ _ENDING_CUES: Final = re.compile(
     r"quit|quitting|resigned|resignation|stopped|gave up|given up|got rid of|goodbye|"
     r"farewell|final shift|last shift|last day|(?:i'm|i am|we're|we are) out of|scrapyard|"
     r"scrapped|written off|wrote off|totalled|totaled|traded in|part-exchanged|"
-    r"handed in my notice|had to go|"
+    rf"{_LEFT_BEHIND}|"
+    r"had to go|"
     r"broke up with|divorced|done with)\b",
     re.IGNORECASE,
 )

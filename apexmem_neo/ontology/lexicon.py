@@ -51,7 +51,8 @@ COMMON_PROPERTIES: Final[tuple[CommonProperty, ...]] = (
         ("lives", "live_in", "lives_at", "living_in", "resides_in", "residence",
          "place_of_residence", "city_of_residence", "home_city", "current_city", "city",
          "moved", "moved_to", "moves_to", "moving_to", "relocated", "relocated_to",
-         "new_city", "new_home", "home_location", "based_in"),
+         "new_city", "new_home", "home_location", "based_in", "rental_location", "rents_in",
+         "renting_in"),
         one_at_a_time=True, names_a_thing=True,
     ),
     CommonProperty(

@@ -31,6 +31,7 @@ from apexmem_neo.ontology.lexicon import (
         ("current_favourite_cafe", "favourite_cafe"),
         ("date_of_birth", "birthday"),
         ("based_in", "lives_in"),
+        ("rental_location", "lives_in"),
         ("restaurant_name", "favourite_restaurant"),
         ("city_name", "lives_in"),
     ],

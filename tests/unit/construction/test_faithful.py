@@ -63,6 +63,10 @@ def test_a_value_copied_or_made_up_does_not(value: object, text: str, prop: str)
         ("Toyota RAV4", "Sometime in August my Toyota RAV4 went to the scrapyard."),
         ("bouldering", "Turns out I'm a kayaking person now; I've given up bouldering."),
         ("Sumac House", "I tried Saffron Lantern and it knocked Sumac House off the top."),
+        ("Acme", "I'm at Globex Labs now, so Acme is officially behind me."),
+        ("Oslo", "I gave notice on my place in Oslo and moved out."),
+        ("Acme", "I parted ways with Acme in May."),
+        ("the Civic", "I handed the Civic over to my niece."),
     ],
 )
 def test_a_denied_or_left_value_is_negated(value: str, text: str) -> None:
@@ -80,6 +84,7 @@ def test_a_denied_or_left_value_is_negated(value: str, text: str) -> None:
         ("Bergen", "We signed the lease on a place in Bergen, so goodbye Dunedin."),
         ("Acme", "I ran out of time at Acme today."),
         ("Sam", "I knocked on Sam's door."),
+        ("the Civic", "The Civic is parked right behind me."),
     ],
 )
 def test_an_asserted_value_is_not_negated(value: str, text: str) -> None:
@@ -116,6 +121,8 @@ def test_a_turn_addresses_its_listener_by_you_or_name() -> None:
         ("my dreams", "I won't quit on my dreams.", False),
         ("chess", "I'm never giving up chess!", False),
         ("the Civic", "I'm not gonna sell the Civic.", False),
+        ("Acme", "Acme is officially behind me.", True),
+        ("Oslo", "I gave notice on my place in Oslo.", True),
     ],
 )
 def test_an_ending_is_said_only_where_it_is_not_denied(value: str, text: str, ends: bool) -> None:
