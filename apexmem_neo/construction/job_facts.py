@@ -27,7 +27,7 @@ from dataclasses import dataclass
 from typing import Final
 
 from apexmem_neo.construction.candidates import stored_property_name
-from apexmem_neo.construction.faithful import SENTENCE_END
+from apexmem_neo.construction.faithful import SENTENCE_END, negated
 from apexmem_neo.llm.extract_event import ExtractedEvent, ExtractedFact
 from apexmem_neo.ontology import DType, EntityType
 from apexmem_neo.ontology.ids import normalize_text
@@ -47,8 +47,9 @@ _COMPANY_WORD: Final = re.compile(
 )
 _SPEAKER_WORKS: Final = (
     r"\b(?:i|we)(?:'m|'ve|\s+(?:am|are|have|had|just|recently|now|finally|still|also|got|"
-    r"was|were|been|began|landed|took|a|an|new|the|my|our|first|full-time|part-time))*\s+"
-    r"(?:work(?:s|ed|ing)?|job|position|role|hired|employed|intern\w*|started|joined)\b"
+    r"was|were|been|began|landed|took|doing|a|an|new|the|my|our|first|full-time|part-time))*\s+"
+    r"(?:work(?:s|ed|ing)?|job|position|role|hired|employed|intern\w*|started|joined|"
+    r"onboarding)\b"
 )
 """The speaker, a few auxiliary words, then a work word: "I'm working", "I got a job"."""
 _SPEAKER_ROLE: Final = (
@@ -122,7 +123,7 @@ def repair_job_facts(
     facts, repairs = _route_organisations(extraction.facts, is_organisation)
     facts, pastimes = _route_pastimes(facts, text)
     repairs += pastimes
-    if speaker is not None and not any(property_name(f) == EMPLOYER for f in facts):
+    if speaker is not None and not any(_asserted_employer(f, text) for f in facts):
         added = _stated_employer(extraction, text, speaker, facts, is_organisation)
         if added is not None:
             facts.append(added)
@@ -185,6 +186,12 @@ def _said_as_pastime(value: str, text: str) -> bool:
         return False
     pattern = rf"{_PASTIME_BEFORE}{name}\b|\b{name}{_PASTIME_AFTER}"
     return re.search(pattern, text, re.IGNORECASE) is not None
+
+
+def _asserted_employer(fact: ExtractedFact, text: str) -> bool:
+    """Whether ``fact`` names an employer the turn does not say was left ("so Acme is behind
+    me" leaves room for the employer the turn does say)."""
+    return property_name(fact) == EMPLOYER and not negated(fact.value, text)
 
 
 def _same_statement(a: ExtractedFact, b: ExtractedFact) -> bool:

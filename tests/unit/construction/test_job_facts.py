@@ -223,3 +223,11 @@ def test_an_occupation_the_turn_calls_a_pastime_is_a_hobby(text: str) -> None:
 def test_an_occupation_said_as_work_stays_an_occupation(text: str) -> None:
     facts, why = repaired(text, [ALICE], [fact("Alice", "occupation", "marketing", text)])
     assert facts == [("Alice", "occupation", "marketing")] and why == []
+
+
+def test_an_employer_the_turn_says_was_left_leaves_room_for_the_one_it_names() -> None:
+    text = "I'm doing onboarding at Orbit Labs at the moment, so Acme Corp is officially behind me."
+    given = [fact("Alice", "employer", "Acme Corp", text)]
+    facts, _ = repaired(text, [ALICE], given)
+    assert ("Alice", "employer", "Orbit Labs") in facts
+    assert ("Alice", "employer", "Acme Corp") in facts  # merge ends it; the repair adds only
