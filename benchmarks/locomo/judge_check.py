@@ -178,6 +178,22 @@ def _read(paths: Sequence[Path]) -> list[dict[str, Any]]:
     return rows
 
 
+def _joined(sheets: Sequence[Path], verdicts: Sequence[Path]) -> list[dict[str, Any]]:
+    """The sheets' rows, each sheet joined with its own run's verdicts (the n-th verdicts
+    file for the n-th sheet, or one file for all): two runs ask the same qids."""
+    if not verdicts:
+        return _read(sheets)
+    if len(verdicts) not in (1, len(sheets)):
+        raise SystemExit(
+            f"give one --verdicts file per sheet ({len(sheets)}) or one for all, "
+            f"not {len(verdicts)}"
+        )
+    pairs = zip(sheets, verdicts if len(verdicts) > 1 else verdicts * len(sheets), strict=True)
+    return [
+        row for sheet, judged in pairs for row in join_verdicts(_read([sheet]), _read([judged]))
+    ]
+
+
 def _show(rows: Sequence[dict[str, Any]], questions: dict[str, LocomoQuestion]) -> None:
     for no, row in enumerate(rows, start=1):
         q = questions[row["qid"]]
@@ -214,7 +230,11 @@ def main(argv: list[str] | None = None) -> int:
     agree.add_argument("sheets", type=Path, nargs="+")
     agree.add_argument("--out", type=Path, default=None)
     agree.add_argument(
-        "--verdicts", type=Path, nargs="*", default=[], help="judged records for blind sheets"
+        "--verdicts",
+        type=Path,
+        nargs="*",
+        default=[],
+        help="judged records for blind sheets: one per sheet, in order, or one for all",
     )
     agree.add_argument(
         "--data", type=Path, default=None, help="the LOCOMO file: split out relative golds"
@@ -236,7 +256,7 @@ def main(argv: list[str] | None = None) -> int:
         if args.data is not None:
             _show(rows, locomo_questions(args.data, {r["qid"] for r in rows}))
         return 0
-    rows = join_verdicts(_read(args.sheets), _read(args.verdicts))
+    rows = _joined(args.sheets, args.verdicts)
     golds = None
     if args.data is not None:
         golds = {

@@ -20,10 +20,11 @@ Verdict rules, in order (``prejudge``):
    2022"), or holds the whole gold interval and spans at most 31 days (a month for a day of
    that month, a week for a day in it). WRONG when every answer date lies more than
    ``margin`` days outside the interval and the answer has no other time words left unread
-   (a different year; a different day). Anything else (a year for a day, a partly
-   overlapping month, a single day for a vague span of years such as "a few years ago", a
-   date written in a way not read here) is left to the LLM: an unread date never makes
-   WRONG.
+   (a different year; a different day), and when its only dates are the time the question
+   itself names ("June 2023" for "when did she go camping in June?"). Anything else (a year
+   for a day, a partly overlapping month, a single day for a vague span of years such as "a
+   few years ago", a date written in a way not read here) is left to the LLM: an unread
+   date never makes WRONG.
 2. **Numbers.** When the gold is a number with at most a unit ("two", "5 years"), or a
    sentence that restates the question around one ("They have been married for 5 years."
    for "How long have they been married?"): CORRECT
@@ -49,16 +50,20 @@ its time words mean beside it ("last Saturday (= 20 May 2023)").
 
 from __future__ import annotations
 
+import calendar
 import re
 import string
 from dataclasses import dataclass
+from datetime import date
 from typing import Final
 
 import Stemmer
 
 from apexmem_neo.agent.timewords import said_times, with_said_dates
+from apexmem_neo.construction.grounding import MONTHS
 from benchmarks.locomo.gold_time import (
     YEAR,
+    AnswerDates,
     Span,
     answer_dates,
     clean_dates,
@@ -333,16 +338,44 @@ def gold_for_llm(gold: str, said_on: str | None) -> str:
 def prejudge(question: str, gold: str, answer: str, said_on: str | None = None) -> PreVerdict:
     """The rules of the module docstring, in order; the first that decides wins."""
     span = resolve_gold_time(gold, said_on)
-    decided = _date_rule(span, answer) if span is not None else _shape_rules(question, gold, answer)
+    decided = (
+        _date_rule(span, answer, question)
+        if span is not None
+        else _shape_rules(question, gold, answer)
+    )
     correct, why = decided or _name_and_words_rules(gold, answer)
     return PreVerdict(correct, why, gold_for_llm(gold, said_on))
 
 
-def _date_rule(span: Span, answer: str) -> Decision | None:
+def _date_rule(span: Span, answer: str, question: str = "") -> Decision | None:
     """Rule 1; once the answer's dates were read, the words rule cannot overrule them."""
-    dates = answer_dates(answer, tuple(range(span.start.year, span.end.year + 1)))
+    years = tuple(range(span.start.year, span.end.year + 1))
+    dates = answer_dates(answer, years)
+    if _only_repeats_question(span, dates, _times_asked(question, years)):
+        return False, "the answer only repeats the time the question names"
     decided = date_verdict(span, dates)
     return decided if decided[0] is not None or dates.spans else None
+
+
+def _times_asked(question: str, years: tuple[int, ...]) -> AnswerDates:
+    """The times a question names: its dates, and a month named without a year taken in each
+    of ``years`` ("camping in June" in a 2023 gold: June 2023)."""
+    named = answer_dates(question, years).spans
+    months = [
+        Span(date(y, i + 1, 1), date(y, i + 1, calendar.monthrange(y, i + 1)[1]))
+        for i, month in enumerate(MONTHS)
+        if re.search(rf"\b{month}\b", question, re.IGNORECASE)
+        for y in years
+    ]
+    return AnswerDates((*named, *months), False)
+
+
+def _only_repeats_question(gold: Span, answer: AnswerDates, asked: AnswerDates) -> bool:
+    """Whether each of the answer's dates is a time the question itself names ("June 2023"
+    for "When did she go camping in June?") and none lies inside the gold's time."""
+    return bool(answer.spans and asked.spans) and all(
+        not gold.holds(a) and any(q.holds(a) for q in asked.spans) for a in answer.spans
+    )
 
 
 def _shape_rules(question: str, gold: str, answer: str) -> Decision | None:

@@ -107,3 +107,20 @@ def test_rejudging_replaces_the_recorded_verdicts() -> None:
     again = rejudge(rows, Always(), {"c:q0": q})
     assert again[0]["judge"] is True and again[0]["judge_raw"] == "CORRECT"
     assert agreement(again)["agreement"] == 1.0
+
+
+def test_each_blind_sheet_joins_its_own_runs_verdicts(tmp_path: Path) -> None:
+    def write(name: str, rows: list[dict[str, object]]) -> str:
+        path = tmp_path / name
+        path.write_text("".join(json.dumps(r) + "\n" for r in rows))
+        return str(path)
+
+    row = {"system": "rag", "qid": "c:q0", "category": 4, "answer": "x", "human": True}
+    sheets = [write("a.jsonl", [row]), write("b.jsonl", [row])]  # two runs, one qid
+    runs = [write("ra.jsonl", [{"system": "rag", "qid": "c:q0", "correct": True}]),
+            write("rb.jsonl", [{"system": "rag", "qid": "c:q0", "correct": False}])]  # fmt: skip
+    out = tmp_path / "summary.json"
+    assert main(["agreement", *sheets, "--verdicts", *runs, "--out", str(out)]) == 0
+    assert json.loads(out.read_text())["agreement"] == 0.5
+    with pytest.raises(SystemExit, match="one --verdicts file per sheet"):
+        main(["agreement", *sheets, sheets[0], "--verdicts", *runs])

@@ -214,3 +214,11 @@ def test_a_gold_sentence_restating_the_question_around_a_number_is_that_number()
     assert prejudge(question, gold, "5 years already!").correct is True
     assert prejudge(question, gold, "4 years").correct is False
     assert restated_number("Where does Ann live?", "Ann lives at 5 Elm Street.") is None
+
+
+def test_an_answer_that_only_repeats_the_questions_month_is_wrong() -> None:
+    question = "When did Ann go camping in June?"
+    gold, said_on = "The week before 27 June 2023", "2023-06-27"
+    assert prejudge(question, gold, "June 2023", said_on).correct is False
+    assert prejudge(question, gold, "20 June 2023", said_on).correct is True
+    assert prejudge("When did Ann go camping?", gold, "June 2023", said_on).correct is True
