@@ -120,9 +120,7 @@ def repair_job_facts(
 
     ``speaker`` None (a document stream) skips the first-person employer rule.
     """
-    facts, repairs = _route_organisations(extraction.facts, is_organisation)
-    facts, pastimes = _route_pastimes(facts, text)
-    repairs += pastimes
+    facts, repairs = _route_occupations(extraction.facts, text, is_organisation)
     if speaker is not None and not any(_asserted_employer(f, text) for f in facts):
         added = _stated_employer(extraction, text, speaker, facts, is_organisation)
         if added is not None:
@@ -138,45 +136,36 @@ def repair_job_facts(
     return extraction.model_copy(update={"facts": facts}), repairs
 
 
-def _route_organisations(
-    facts: list[ExtractedFact], is_organisation: Callable[[str], bool]
+def _route_occupations(
+    facts: list[ExtractedFact], text: str, is_organisation: Callable[[str], bool]
 ) -> tuple[list[ExtractedFact], list[JobRepair]]:
-    """Occupation facts whose value is an organisation become employer facts (deduplicated)."""
+    """Occupation facts naming an organisation become employer facts, and those the turn
+    calls a pastime hobby facts (deduplicated)."""
     kept: list[ExtractedFact] = []
     repairs: list[JobRepair] = []
     for fact in facts:
-        if property_name(fact) == OCCUPATION and is_organisation(str(fact.value)):
-            fact = fact.model_copy(update={"property": EMPLOYER})
-            repairs.append(
-                JobRepair(
-                    f"{fact.subject}.occupation",
-                    EMPLOYER,
-                    f"{fact.value!r} is an organisation, not an occupation",
-                )
-            )
+        is_occupation = property_name(fact) == OCCUPATION
+        target = (
+            _occupation_target(str(fact.value), text, is_organisation) if is_occupation else None
+        )
+        if target is not None:
+            prop, why = target
+            fact = fact.model_copy(update={"property": prop})
+            repairs.append(JobRepair(f"{fact.subject}.occupation", prop, why))
         if not any(_same_statement(fact, other) for other in kept):
             kept.append(fact)
     return kept, repairs
 
 
-def _route_pastimes(
-    facts: list[ExtractedFact], text: str
-) -> tuple[list[ExtractedFact], list[JobRepair]]:
-    """Occupation facts whose value the turn calls a pastime become hobby facts."""
-    kept: list[ExtractedFact] = []
-    repairs: list[JobRepair] = []
-    for fact in facts:
-        if property_name(fact) == OCCUPATION and _said_as_pastime(str(fact.value), text):
-            fact = fact.model_copy(update={"property": HOBBY})
-            repairs.append(
-                JobRepair(
-                    f"{fact.subject}.occupation",
-                    HOBBY,
-                    f"the turn calls {fact.value!r} a pastime, not an occupation",
-                )
-            )
-        kept.append(fact)
-    return kept, repairs
+def _occupation_target(
+    value: str, text: str, is_organisation: Callable[[str], bool]
+) -> tuple[str, str] | None:
+    """The property an occupation value belongs to instead, and why; None: it stays."""
+    if is_organisation(value):
+        return EMPLOYER, f"{value!r} is an organisation, not an occupation"
+    if _said_as_pastime(value, text):
+        return HOBBY, f"the turn calls {value!r} a pastime, not an occupation"
+    return None
 
 
 def _said_as_pastime(value: str, text: str) -> bool:
