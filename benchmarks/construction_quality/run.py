@@ -7,9 +7,10 @@ questions), ``test`` (templates B, seed 2, the same shape; read only for the fin
 evaluation), ``holdout`` (templates C, seed 3, the same shape; read once, for the final
 evaluation of issue 48, and never tuned on), ``holdout2`` (templates D, seed 5, the same
 shape; written after C was evaluated, read only for the final evaluation), ``holdout3``
-(templates E, seed 7, the same shape; written blind, evaluated once) and ``tiny`` (4 turns, a
-smoke run). On the local model a set takes about 10 s per turn to build and 10-30 s
-per question.
+(templates E, seed 7, the same shape; written blind, evaluated once), ``holdout4``
+(templates F, seed 9, the same shape; written blind, without reading the library's rules,
+evaluated once) and ``tiny`` (4 turns, a smoke run). On the local model a set takes about
+10 s per turn to build and 10-30 s per question.
 
 Usage (from the repo root):
     .venv/bin/python -m benchmarks.construction_quality.run --set tuning --store sqlite \\
@@ -24,8 +25,9 @@ Resumable: the store keeps its checkpoint and answers are kept in ``<out>.answer
 (only those of the same store file count); ``--fresh`` starts the store from empty.
 ``--publish`` writes ``benchmarks/published/construction_quality.json`` for the test set and
 ``construction_quality_holdout.json`` for the holdout set,
-``construction_quality_holdout2.json`` for the holdout2 set and
-``construction_quality_holdout3.json`` for the holdout3 set (no other set is published).
+``construction_quality_holdout2.json`` for the holdout2 set,
+``construction_quality_holdout3.json`` for the holdout3 set and
+``construction_quality_holdout4.json`` for the holdout4 set (no other set is published).
 
 ``--systems apexmem,mem0`` adds the Mem0 arm (``mem0_arm``; the ``bench-mem0`` extra), on the
 benchmark's own long-context llama-server (``mem0_server``) unless ``--mem0-api-base`` names
@@ -108,6 +110,15 @@ HELD_OUT: dict[str, HeldOut] = {
         "evaluated once)",
         "templates A, B, C and D (sets 'tuning', 'test', 'holdout' and 'holdout2': each "
         "held-out set became a set to tune on once it had been evaluated)",
+    ),
+    "holdout4": HeldOut(
+        "construction_quality_holdout4.json",
+        "holdout templates F",
+        "the holdout4 set: templates F (written blind, without reading the library's rules, "
+        "evaluated once)",
+        "templates A, C, D and E (sets 'tuning', 'holdout', 'holdout2' and 'holdout3': each "
+        "evaluated before and tuned on since); F was written blind, without reading the "
+        "library's rules",
     ),
 }
 """The sets whose runs are published, each to its own file."""
