@@ -85,13 +85,14 @@ class DecisionRecord(BaseModel):
     ``decision`` is choose_existing | propose_new | none for resolutions, ``fused`` or
     ``kept_apart`` for merges, the time source (``anchor_default``, ...) for times, and
     ``choose_existing`` for a ``subject`` moved to the speaker (a first-person statement
-    whose extracted subject was its own value).
+    whose extracted subject was its own value) or a ``value`` a correction puts in place of
+    the one it takes back.
     """
 
     model_config = ConfigDict(frozen=True)
 
     turn_id: str
-    kind: Literal["entity", "property", "subject", "merge", "time", "dropped", "end"]
+    kind: Literal["entity", "property", "subject", "value", "merge", "time", "dropped", "end"]
     mention: str
     decision: str
     chosen: str | None = None

@@ -212,13 +212,76 @@ def _clause(text: str, start: int, end: int) -> str:
 
 def negated(value: object, text: str) -> bool:
     """Whether every place ``text`` says ``value`` is in a denial or a leaving ("I don't live
-    in X anymore", "X isn't my favourite", "I sold the X", "it's Y, not X")."""
+    in X anymore", "X isn't my favourite", "I sold the X", "it's Y, not X"). A place someone
+    went to is no denial ("she has packed up and gone to live in X")."""
     if isinstance(value, bool | int | float):
         return False
     spans = _value_spans(str(value), text)
     if not spans:
         return False
-    return all(_NEGATION_CUES.search(_clause(text, s, e)) for s, e in spans)
+    return all(
+        _NEGATION_CUES.search(_clause(text, s, e)) and not _destination(text, s, e)
+        for s, e in spans
+    )
+
+
+_GONE_TO: Final = re.compile(
+    r"\b(?:gone|went|headed|left\s+for|off)\s+(?:off\s+|back\s+|over\s+|out\s+)?"
+    r"(?:to\s+)?(?:(?:live|work|stay|settle)\s+)?(?:in|at|to|for)?\s*(?:the\s+)?$",
+    re.IGNORECASE,
+)
+_DENIAL: Final = re.compile(r"\b(?:not|never|no\s+longer)\b|n't\b", re.IGNORECASE)
+
+
+def _destination(text: str, start: int, end: int) -> bool:
+    """Whether the value at ``[start, end)`` is where someone went ("gone to live in X",
+    "left for X"), with no denial in its clause: a move towards it, not away."""
+    clause = _clause(text, start, end)
+    before = clause[: clause.find(text[start:end])]
+    return bool(_GONE_TO.search(before)) and not _DENIAL.search(clause)
+
+
+_TAKEN_BACK_BEFORE: Final = re.compile(
+    r"(?:\bnot|\b(?:did|do)\s+i\s+(?:just\s+)?(?:say|write|type|put|tell\s+you)|"
+    r"\bi\s+(?:said|wrote|typed|put))\s+(?:the\s+|a\s+|an\s+)?$",
+    re.IGNORECASE,
+)
+_TAKEN_BACK_AFTER: Final = re.compile(
+    r"^\s*(?:\?|(?:is|was|'s)\s+(?:\w+\s+)?(?:wrong|a\s+mistake|incorrect|not\s+right))",
+    re.IGNORECASE,
+)
+_NAME: Final = r"[A-Z][\w&'-]*(?:\s+[A-Z0-9][\w&'-]*)*"
+_CORRECTED_TO: Final = re.compile(
+    r"(?i:\bi\s+meant(?:\s+to\s+say)?|\bi\s+mean|\bit's|\bit\s+is|\bit\s+was|"
+    r"\bshould\s+(?:be|have\s+said)|\bmake\s+that|\bi\s+should\s+say)"
+    rf"\s+(?:the\s+|a\s+|an\s+)?(?P<name>{_NAME})"
+)
+
+
+def taken_back(value: object, text: str) -> bool:
+    """Whether a correction turn takes ``value`` back at every place it says it: "not X",
+    "did I say X?", "X is wrong" in a turn that corrects ("I meant Y", "my mistake")."""
+    if isinstance(value, bool | int | float) or not is_correction(text, value):
+        return False
+    spans = _value_spans(str(value), text)
+    return bool(spans) and all(
+        _TAKEN_BACK_BEFORE.search(text[:s]) or _TAKEN_BACK_AFTER.search(text[e:]) for s, e in spans
+    )
+
+
+def correcting_name(text: str, taken: object) -> str | None:
+    """The one name a correction turn gives in place of ``taken`` ("did I say X? I meant
+    Y", "Y, not X", "X is wrong, it's Y"), or None when it gives none or several."""
+    old = normalize_text(str(taken))
+    said_not = re.compile(rf"(?P<name>{_NAME}),?\s+not\s+(?:the\s+)?{re.escape(str(taken))}")
+    found = [m.group("name") for m in _CORRECTED_TO.finditer(text)]
+    found += [m.group("name") for m in said_not.finditer(text)]
+    names = {
+        normalize_text(n): n
+        for n in found
+        if normalize_text(n) != old and normalize_text(n) not in NOT_NAMES | _OPENERS
+    }
+    return next(iter(names.values())) if len(names) == 1 else None
 
 
 def is_correction(text: str, old_value: object) -> bool:

@@ -3,13 +3,16 @@
 A small model gets jobs wrong in two ways: "I work at Acme Corp as an engineer" can give
 ``occupation = engineer`` and no employer, and "I started at Globex" ``occupation = Globex``
 beside ``employer = Globex``. Then "where does she work now" has no timeline to read and the
-occupation timeline mixes jobs with companies. Two rules:
+occupation timeline mixes jobs with companies. The rules:
 
 * an occupation is a profession, never an organisation: an ``occupation`` fact whose value
   names an organisation (a participant typed Organization/Corporation, an entity memory
   already types so, or a name ending in a company word such as "Corp") becomes ``employer``;
 * nor a pastime: an ``occupation`` fact whose value the turn calls a pastime ("I'm a
   kayaking person now", "I've taken up kayaking") becomes ``hobby``;
+* nor an attribute of the organisation: a job fact filed on an organisation in a sentence
+  where the speaker speaks of themself ("I answer the phones for Bramblewood Studios" as
+  ``Bramblewood Studios.job_description``) is the speaker's ``employer`` fact;
 * a first-person sentence saying the speaker works at/for an organisation (one the model
   listed as a participant, or a capitalised name after "at"/"for" that passes the
   organisation test), or that the organisation hired the speaker ("Acme Corp hired me"),
@@ -27,7 +30,7 @@ from dataclasses import dataclass
 from typing import Final
 
 from apexmem_neo.construction.candidates import stored_property_name
-from apexmem_neo.construction.faithful import SENTENCE_END, negated
+from apexmem_neo.construction.faithful import RELATIONS, SENTENCE_END, negated
 from apexmem_neo.llm.extract_event import ExtractedEvent, ExtractedFact
 from apexmem_neo.ontology import DType, EntityType
 from apexmem_neo.ontology.ids import normalize_text
@@ -77,6 +80,21 @@ _PASTIME_BEFORE: Final = (
 _PASTIME_AFTER: Final = r"\s+(?:person|fan|nut|enthusiast|addict|fanatic|buff|junkie|convert)\b"
 """Words after a pastime: "I'm a {value} person now"."""
 _WORKING_OUT: Final = re.compile(r"\bwork(s|ed|ing)? out\b", re.IGNORECASE)
+_JOB_PROPERTY: Final = re.compile(
+    r"^(?:occupation|profession|career|work|duties|responsibilities|department|team|title|"
+    r"job|role|position|job_\w+|\w+_job|\w+_role|role_\w+|\w+_position)$"
+)
+"""Property names a small model gives a job ("job_description", "new_role", "team")."""
+_SPEAKER_IN_SENTENCE: Final = re.compile(r"\b(?:i|i'm|i've|i'd|me)\b", re.IGNORECASE)
+_SPEAKERS_OWN: Final = re.compile(r"\bmy\b", re.IGNORECASE)
+_SOMEONE_OF_MINE: Final = re.compile(rf"\b(?:my|our)\s+(?:\w+\s+)?(?:{RELATIONS})s?\b", re.I)
+""""My sister does support for X" speaks of the sister, not of the speaker."""
+_JOB_SOUGHT: Final = re.compile(
+    r"\b(?:appl(?:y|ied|ying)|interview\w*|hiring|rejected|turned\s+down|might|would|"
+    r"want(?:ed)?\s+to|hop(?:e|ing)|dream\w*|thinking\s+(?:of|about))\b",
+    re.IGNORECASE,
+)
+"""Words saying a job is sought, not held: "I've applied for a role at X"."""
 
 
 @dataclass(frozen=True)
@@ -120,7 +138,7 @@ def repair_job_facts(
 
     ``speaker`` None (a document stream) skips the first-person employer rule.
     """
-    facts, repairs = _route_occupations(extraction.facts, text, is_organisation)
+    facts, repairs = _route_occupations(extraction.facts, text, speaker, is_organisation)
     if speaker is not None and not any(_asserted_employer(f, text) for f in facts):
         added = _stated_employer(extraction, text, speaker, facts, is_organisation)
         if added is not None:
@@ -137,13 +155,28 @@ def repair_job_facts(
 
 
 def _route_occupations(
-    facts: list[ExtractedFact], text: str, is_organisation: Callable[[str], bool]
+    facts: list[ExtractedFact],
+    text: str,
+    speaker: str | None,
+    is_organisation: Callable[[str], bool],
 ) -> tuple[list[ExtractedFact], list[JobRepair]]:
-    """Occupation facts naming an organisation become employer facts, and those the turn
-    calls a pastime hobby facts (deduplicated)."""
+    """Occupation facts naming an organisation become employer facts, those the turn calls
+    a pastime hobby facts, and the speaker's job filed on their organisation the speaker's
+    employer (deduplicated)."""
     kept: list[ExtractedFact] = []
     repairs: list[JobRepair] = []
     for fact in facts:
+        if speaker is not None and _job_filed_on_organisation(fact, text, is_organisation):
+            repairs.append(
+                JobRepair(
+                    f"{fact.subject}.{fact.property}",
+                    EMPLOYER,
+                    f"the speaker's job filed on {fact.subject!r}: the speaker works there",
+                )
+            )
+            fact = fact.model_copy(
+                update={"subject": speaker, "property": EMPLOYER, "value": fact.subject}
+            )
         is_occupation = property_name(fact) == OCCUPATION
         target = (
             _occupation_target(str(fact.value), text, is_organisation) if is_occupation else None
@@ -166,6 +199,34 @@ def _occupation_target(
     if _said_as_pastime(value, text):
         return HOBBY, f"the turn calls {value!r} a pastime, not an occupation"
     return None
+
+
+def _job_filed_on_organisation(
+    fact: ExtractedFact, text: str, is_organisation: Callable[[str], bool]
+) -> bool:
+    """Whether the model filed the speaker's job on the organisation they work for: "I
+    answer the phones in customer support for Bramblewood Studios" as ``Bramblewood
+    Studios.job_description = customer support``. The sentence naming the organisation
+    must speak of the speaker ("I", "my") and not of a job only sought ("applied for")."""
+    if not _JOB_PROPERTY.search(property_name(fact)) or not is_organisation(fact.subject):
+        return False
+    if normalize_text(str(fact.value)) == normalize_text(fact.subject):
+        return False
+    name = re.escape(fact.subject.strip())
+    return any(
+        re.search(rf"\b{name}\b", sentence, re.IGNORECASE)
+        and _speaks_of_speaker(sentence)
+        and not _JOB_SOUGHT.search(sentence)
+        for sentence in SENTENCE_END.split(text)
+    )
+
+
+def _speaks_of_speaker(sentence: str) -> bool:
+    """Whether the sentence speaks of the speaker ("I ...", "my team") and not only of
+    someone of theirs ("my sister ...")."""
+    if _SPEAKER_IN_SENTENCE.search(sentence):
+        return True
+    return bool(_SPEAKERS_OWN.search(sentence)) and not _SOMEONE_OF_MINE.search(sentence)
 
 
 def _said_as_pastime(value: str, text: str) -> bool:

@@ -26,6 +26,7 @@ from apexmem_neo.construction.faithful import (
     DATE_PROPERTY,
     SENTENCE_END,
     addressed,
+    correcting_name,
     current_value_given_up,
     event_type_said,
     holds_value,
@@ -41,6 +42,7 @@ from apexmem_neo.construction.faithful import (
     said_as_name,
     said_to_end,
     same_kind,
+    taken_back,
     third_party_owner,
     third_person,
     value_said,
@@ -64,8 +66,10 @@ from apexmem_neo.ontology import (
     Role,
 )
 from apexmem_neo.ontology.ids import normalize_text
-from apexmem_neo.ontology.lexicon import common_property
+from apexmem_neo.ontology.lexicon import PEOPLE_ONLY, common_property
+from apexmem_neo.ontology.types import normalize_time
 from apexmem_neo.store.protocol import FactRecord
+from apexmem_neo.store.timeutil import just_after, utc_now
 
 HeldFacts = Callable[[str], list[FactRecord]]
 """Every fact memory holds about an entity id, in time order (the turns already merged)."""
@@ -87,6 +91,8 @@ _SHARING_ACT: Final = re.compile(
 """Properties naming the act of sharing a photo ("shared_photo", "shared_memory"): the photo
 caption a chat app adds is not something the speaker said about anyone."""
 NO_VALUE: Final = frozenset({"", "none", "null", "n/a", "unknown"})
+TRUE_WORDS: Final = frozenset({"true", "yes"})
+"""A flag value a small model gives an attribute it filed on its own value."""
 """Values that say there is no value (the model wrote ``job_loss = "None"``)."""
 _FIRST_PERSON: Final = re.compile(
     r"\b(" + "|".join(sorted(SPEAKER_WORDS - {"speaker"})) + r")\b", re.IGNORECASE
@@ -149,6 +155,8 @@ class TurnMerge:
     _people: set[str] = field(default_factory=set)
     _renamed: dict[str, str] = field(default_factory=dict)
     _held_memo: dict[str, dict[str, list[FactRecord]]] = field(default_factory=dict)
+    _corrects: dict[str, str] = field(default_factory=dict)
+    """Names this turn gives in place of a value it takes back, with the value taken back."""
     """This turn's unknown property names already joined to an entity's property: the
     other values the turn gives under that name join it too."""
     """Subjects the rules found to be people (a relative named in the turn)."""
@@ -265,29 +273,84 @@ class TurnMerge:
         """The speaker's fact when the model filed a personal attribute on the thing that is
         its value: "Whenever we go out I pick Cardamom Grill; best restaurant around" came
         out as ``Cardamom Grill.favourite_restaurant = "best restaurant around"``, which is
-        the speaker's ``favourite_restaurant = Cardamom Grill``. Only for a first-person turn
-        that names the subject, a subject not known as a person and a value that is not a
-        name itself (``Cardamom Grill.lives_in = Denver`` stays as it is), and only for an
-        attribute whose values name things (``CommonProperty.names_a_thing``)."""
+        the speaker's ``favourite_restaurant = Cardamom Grill``. A value that is a name
+        stays on its subject (``Cardamom Grill.lives_in = Denver``), except for a concept
+        only people hold (``PEOPLE_ONLY``): "now Lemongrass Shack is only my second choice"
+        as ``Lemongrass Shack.favourite_restaurant = Pelmeni Point`` is the speaker's
+        ``favourite_restaurant = Pelmeni Point``."""
+        if not isinstance(fact.value, str) or not self._thing_the_speaker_names(fact, types):
+            return fact
+        text, speaker = self.item.text, self.item.speaker
+        if not said_as_name(fact.value, text):
+            self._rewrite_subject(fact, speaker, f"{fact.subject!r} is the value, not the subject")
+            return fact.model_copy(update={"subject": speaker, "value": fact.subject})
+        if to_snake_case(fact.property) in PEOPLE_ONLY or (
+            (common := common_property(to_snake_case(fact.property))) is not None
+            and common.name in PEOPLE_ONLY
+        ):
+            self._rewrite_subject(fact, speaker, f"only a person holds {fact.property!r}")
+            return fact.model_copy(update={"subject": speaker})
+        return fact
+
+    def _flag_filed_on_value(
+        self, fact: ExtractedFact, types: dict[str, EntityType]
+    ) -> ExtractedFact:
+        """The speaker's fact when the model filed a personal attribute on its value as a
+        flag: "Lemongrass Shack is my absolute favourite" as ``Lemongrass
+        Shack.favourite_restaurant = true`` is the speaker's ``favourite_restaurant =
+        Lemongrass Shack``."""
+        flag = fact.value is True or (
+            isinstance(fact.value, str) and normalize_text(fact.value) in TRUE_WORDS
+        )
+        if not flag or not self._thing_the_speaker_names(fact, types):
+            return fact
+        self._rewrite_subject(
+            fact, self.item.speaker, f"{fact.subject!r} is the value, not a flag's subject"
+        )
+        return fact.model_copy(
+            update={"subject": self.item.speaker, "value": fact.subject, "dtype": DType.STR}
+        )
+
+    def _thing_the_speaker_names(self, fact: ExtractedFact, types: dict[str, EntityType]) -> bool:
+        """Whether the fact is a personal attribute (one whose values name things,
+        ``CommonProperty.names_a_thing``) filed on a thing a first-person turn names: not a
+        person the turn or memory knows, not a relative it introduces, not a speaker."""
         text, speaker = self.item.text, self.item.speaker
         folded = normalize_text(fact.subject)
         common = common_property(to_snake_case(fact.property))
         if speaker == WORLD or common is None or not common.names_a_thing:
-            return fact  # "My cousin Rosa has taken up birdwatching": Rosa is no hobby
+            return False  # "My cousin Rosa has taken up birdwatching": Rosa is no hobby
         if relation_value(fact.subject, text):
-            return fact  # "my partner Sam": a person the turn introduces
+            return False  # "my partner Sam": a person the turn introduces
         if folded in SPEAKER_WORDS | LISTENER_WORDS or folded in {
             normalize_text(n) for n in (speaker, self.item.listener or "")
         }:
-            return fact
+            return False
         if types.get(folded) == EntityType.PERSON or fact.subject in self._people:
+            return False
+        return bool(_FIRST_PERSON.search(text)) and mentions(text, fact.subject)
+
+    def _in_place_of_taken_back(self, fact: ExtractedFact) -> ExtractedFact | None:
+        """A value the turn takes back ("did I say X? I meant Y", "X is wrong") is not
+        stated: the fact gives the name the turn puts in its place instead, or is dropped
+        when the turn gives none or gives it already. ``_corrected_property`` then files
+        the name where the taken-back value is held."""
+        text = self.item.text
+        if not taken_back(fact.value, text):
             return fact
-        if not isinstance(fact.value, str) or said_as_name(fact.value, text):
-            return fact
-        if not (_FIRST_PERSON.search(text) and mentions(text, fact.subject)):
-            return fact
-        self._rewrite_subject(fact, speaker, f"{fact.subject!r} is the value, not the subject")
-        return fact.model_copy(update={"subject": speaker, "value": fact.subject})
+        name = correcting_name(text, fact.value)
+        subject = _subject_key(fact.subject, self.item.speaker)
+        given = {v for (s, _), values in self._stated.items() if s == subject for v in values}
+        if name is None or normalize_text(name) in given:
+            self._drop(fact, f"the turn takes {fact.value!r} back")
+            return None
+        self._corrects[normalize_text(name)] = str(fact.value)
+        self.resolver.record(
+            self.item.turn().turn_id, "value", f"{fact.subject}.{fact.property}",
+            "choose_existing", chosen=name, via="correction",
+            rationale=f"the turn takes {fact.value!r} back and says {name!r} instead",
+        )  # fmt: skip
+        return fact.model_copy(update={"value": name})
 
     def _subject_name(self, fact: ExtractedFact) -> str | None:
         """The person or thing the fact is about, as the turn's own words allow, or None.
@@ -356,6 +419,11 @@ class TurnMerge:
         types = {
             normalize_text(p.name): p.entity_type for p in _participants_of(batch, self.resolver)
         }
+        fact = self._flag_filed_on_value(fact, types)
+        in_place = self._in_place_of_taken_back(fact)
+        if in_place is None:
+            return
+        fact = in_place
         unsaid = self._unfaithful(fact)
         if unsaid is not None:
             if unsaid.endswith(UNSAID):
@@ -386,7 +454,9 @@ class TurnMerge:
             text=turn.text[start:end], turn_id=turn.turn_id, span_start=start, span_end=end
         )
         t_from, t_to = self._interval(fact, when, turn.anchor_datetime, turn.text[start:end])
-        t_from = self._corrected_start(fact, prop.name, held.get(prop.name, []), t_from)
+        corrected = self._corrected(fact, prop.name, held.get(prop.name, []))
+        if corrected is not None:
+            t_from = corrected.t_from
         try:
             row = Fact(
                 entity_id=subject.entity_id,
@@ -399,6 +469,7 @@ class TurnMerge:
                 confidence=fact.confidence * (1.0 if span is not None else 0.8),
                 event_id=event.event_id,
                 evidence_id=evidence.evidence_id,
+                recorded_at=_recorded_after(corrected) if corrected is not None else None,
             )
         except ValidationError as exc:
             self._drop(fact, f"invalid fact: {exc.errors()[0]['msg']}")
@@ -438,7 +509,7 @@ class TurnMerge:
         no longer holds ("I don't live in Boston anymore", "I sold the Civic") when the turn
         gives that property no new value: the old value stops applying from the turn's time,
         and nothing is overwritten. Only the speaker's and the turn's subjects' values are
-        ended; a correction ("it's Y, not X") is left to ``_corrected_start``."""
+        ended; a correction ("it's Y, not X") is left to ``_corrected``."""
         text, turn_id = self.item.text, batch.turns[0].turn_id
         given = {(f.entity_id, f.property) for f in batch.facts}
         for entity_id in self._ending_candidates(batch):
@@ -578,6 +649,11 @@ class TurnMerge:
         the sentence that gives this fact's value ("my mistake: Chattanooga, not Savannah"):
         the new value belongs there, whatever name the model gave it. Recorded as a
         decision."""
+        taken = self._corrects.get(normalize_text(str(fact.value)))
+        if taken is not None:
+            holding = [n for n, records in held.items() if holds_value(records[-1:], taken)]
+            if len(holding) == 1:
+                return self._record_corrected(fact, holding[0])
         sentence = next(
             (s for s in SENTENCE_END.split(self.item.text) if value_said(fact.value, s)), None
         )
@@ -591,7 +667,9 @@ class TurnMerge:
         }
         if len(corrected) != 1:
             return None
-        chosen = next(iter(corrected))
+        return self._record_corrected(fact, next(iter(corrected)))
+
+    def _record_corrected(self, fact: ExtractedFact, chosen: str) -> str:
         self.resolver.record(
             self.item.turn().turn_id, "property", fact.property, "choose_existing",
             chosen=chosen, via="rule",
@@ -634,20 +712,21 @@ class TurnMerge:
                 return True
         return False
 
-    def _corrected_start(
-        self, fact: ExtractedFact, prop_name: str, records: list[FactRecord], t_from: str
-    ) -> str:
-        """A correction ("I misspoke: it's Y, not X") replaces X from X's own start: Y takes
-        X's t_from, so every read after that time gives Y and X never holds again."""
+    def _corrected(
+        self, fact: ExtractedFact, prop_name: str, records: list[FactRecord]
+    ) -> FactRecord | None:
+        """The current value a correction ("I misspoke: it's Y, not X") replaces, or None.
+        Y takes X's t_from, so every read after that time gives Y and X never holds again;
+        Y is recorded after X, so that Y wins the tie at X's start (``_recorded_after``)."""
         if not records or records[-1].value is None:
-            return t_from
+            return None
         last = records[-1]
         value_said_before = normalize_text(str(last.value)) != normalize_text(str(fact.value))
         text = self.item.text
         if not value_said_before or not value_said(last.value, text, prop_name):
-            return t_from
+            return None
         if not is_correction(text, last.value):
-            return t_from
+            return None
         self.resolver.record(
             self.item.turn().turn_id,
             "time",
@@ -657,7 +736,7 @@ class TurnMerge:
             via="correction",
             rationale=f"corrects {last.value!r}: the new value holds from its start",
         )
-        return last.t_from
+        return last
 
     def _interval(
         self, fact: ExtractedFact, when: GroundedTime, anchor: str, quote: str
@@ -754,3 +833,9 @@ def _stated_values(facts: list[ExtractedFact], speaker: str) -> dict[tuple[str, 
 def _subject_key(subject: str, speaker: str) -> str:
     folded = normalize_text(subject)
     return "*" if folded in SPEAKER_WORDS or folded == normalize_text(speaker) else folded
+
+
+def _recorded_after(corrected: FactRecord) -> str:
+    """When a correction is recorded: now, or just after the value it corrects when that was
+    recorded within the same second, so that reads order the correction last."""
+    return max(normalize_time(utc_now()), just_after(corrected.recorded_at))

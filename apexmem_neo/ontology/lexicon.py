@@ -134,6 +134,12 @@ COMMON_PROPERTIES: Final[tuple[CommonProperty, ...]] = (
     CommonProperty("nationality", DType.STR, "someone's citizenship", ("citizenship",)),
 )  # fmt: skip
 
+PEOPLE_ONLY: Final = frozenset(
+    {"favourite_restaurant", "employer", "occupation", "partner", "spouse", "hobby", "studies_at"}
+)
+"""Concepts only a person holds: a restaurant has no favourite restaurant and a company no
+hobby, so such a fact filed on a thing the speaker names is the speaker's."""
+
 _BY_NAME: Final = {p.name: p for p in COMMON_PROPERTIES}
 _BY_ALIAS: Final = {alias: p for p in COMMON_PROPERTIES for alias in p.aliases}
 _SPELLINGS: Final = ((re.compile(r"(^|_)favorite(_|$)"), r"\1favourite\2"),)

@@ -22,6 +22,7 @@ __all__ = [
     "Clock",
     "TimeLike",
     "is_time",
+    "just_after",
     "just_before",
     "normalize_time",
     "parse_time",
@@ -39,6 +40,11 @@ def just_before(t: str) -> str | None:
         return (parse_time(t) - RESOLUTION).isoformat(timespec="seconds")
     except OverflowError:
         return None
+
+
+def just_after(t: str) -> str:
+    """The instant one resolution step (1 s) after ``t``."""
+    return (parse_time(t) + RESOLUTION).isoformat(timespec="seconds")
 
 
 def is_time(value: object) -> bool:

@@ -6,6 +6,7 @@ import pytest
 
 from apexmem_neo.construction.faithful import (
     addressed,
+    correcting_name,
     event_type_said,
     is_correction,
     may_state_value,
@@ -13,6 +14,7 @@ from apexmem_neo.construction.faithful import (
     relation_value,
     said_as_name,
     said_to_end,
+    taken_back,
     third_party_owner,
     value_said,
     whole_name,
@@ -194,3 +196,55 @@ def test_a_value_cut_short_gets_the_whole_name_the_turn_says(
     value: str, text: str, whole: str
 ) -> None:
     assert whole_name(value, text) == whole
+
+
+@pytest.mark.parametrize(
+    ("value", "text"),
+    [
+        ("Tampere", "Not me, but my colleague Ezekiel has packed up and gone to live in Tampere."),
+        ("Omaha", "She left for Omaha last week."),
+        ("Leeds", "He's gone off to Leeds for good."),
+    ],
+)
+def test_a_place_someone_went_to_is_no_denial(value: str, text: str) -> None:
+    assert not negated(value, text)
+
+
+@pytest.mark.parametrize(
+    ("value", "text"),
+    [
+        ("Rivian R1T", "The Rivian R1T has gone to my nephew."),  # the thing is what went
+        ("Boston", "I haven't gone to Boston in years."),
+    ],
+)
+def test_a_thing_gone_or_a_denied_trip_is_still_a_denial(value: str, text: str) -> None:
+    assert negated(value, text)
+
+
+@pytest.mark.parametrize(
+    ("taken", "text", "instead"),
+    [
+        ("Acme Corp", "Hold on, did I say Acme Corp? I meant Orbit Labs.", "Orbit Labs"),
+        ("Honda Civic", "Sorry, Honda Civic is wrong, I meant to say Mazda 3.", "Mazda 3"),
+        ("Sakura Sushi", "Ugh, ignore me, not Sakura Sushi, it's The Golden Fork.",
+         "The Golden Fork"),
+        ("Savannah", "Hold on, my mistake: Chattanooga, not Savannah.", "Chattanooga"),
+    ],
+)  # fmt: skip
+def test_a_correction_takes_a_value_back_and_names_the_one_in_its_place(
+    taken: str, text: str, instead: str
+) -> None:
+    assert taken_back(taken, text)
+    assert not taken_back(instead, text)
+    assert correcting_name(text, taken) == instead
+
+
+@pytest.mark.parametrize(
+    ("value", "text"),
+    [
+        ("Denver", "Did I say I love Denver? Yes, every day."),  # no correction in the turn
+        ("Acme Corp", "I meant to tell you: Acme Corp hired me."),  # said, not taken back
+    ],
+)
+def test_a_value_said_beside_correction_words_is_not_taken_back(value: str, text: str) -> None:
+    assert not taken_back(value, text)

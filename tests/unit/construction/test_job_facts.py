@@ -231,3 +231,34 @@ def test_an_employer_the_turn_says_was_left_leaves_room_for_the_one_it_names() -
     facts, _ = repaired(text, [ALICE], given)
     assert ("Alice", "employer", "Orbit Labs") in facts
     assert ("Alice", "employer", "Acme Corp") in facts  # merge ends it; the repair adds only
+
+
+@pytest.mark.parametrize(
+    ("text", "prop", "value"),
+    [
+        ("I answer the phones in customer support for Orbit Labs.", "job_description",
+         "customer support"),
+        ("I started my new role at Orbit Labs last week.", "new_role", "new role"),
+        ("My team at Orbit Labs ships the billing app.", "team", "billing app"),
+    ],
+)  # fmt: skip
+def test_the_speakers_job_filed_on_their_organisation_is_their_employer(
+    text: str, prop: str, value: str
+) -> None:
+    facts, why = repaired(text, [ALICE], [fact("Orbit Labs", prop, value, text)])
+    assert facts == [("Alice", "employer", "Orbit Labs")]
+    assert why == ["the speaker's job filed on 'Orbit Labs': the speaker works there"]
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "I've applied for a support role at Orbit Labs.",  # sought, not held
+        "My sister does customer support for Orbit Labs.",  # "my" alone: not the speaker
+        "Orbit Labs is hiring for its support team, I hear.",
+    ],
+)
+def test_a_job_not_held_by_the_speaker_stays_where_it_was_filed(text: str) -> None:
+    given = [fact("Orbit Labs", "job_description", "customer support", text)]
+    facts, why = repaired(text, [ALICE], given)
+    assert facts == [("Orbit Labs", "job_description", "customer support")] and why == []

@@ -682,3 +682,89 @@ def test_a_value_given_away_under_another_name_is_not_restated(
     pipe.ingest([turn(first, JAN, 0, 1), turn(swap, MAR, 0, 2)])
     assert [f.value for f in store.history(ALICE, "car")] == ["Rivian R1T", "Genesis G70"]
     assert store.history(ALICE, "nephew") == []
+
+
+def test_a_correction_filed_as_the_value_it_takes_back_gives_the_new_name(
+    store: SQLiteGraphStore, checkpoint: Checkpoint
+) -> None:
+    """What the local model gave for "did I say X? I meant Y" after a job at X: the taken-back
+    X under another property (favourite_restaurant = X). Y replaces X from X's own start."""
+    job = "I'm doing onboarding at Orbit Labs at the moment."
+    fixed = "Hold on, did I say Orbit Labs? I meant Globex Software."
+    answers = {
+        key(job): event(
+            [("Alice", "Person", "Speaker")], [fact("I", "employer", "Orbit Labs", job)]
+        ),
+        key(fixed): event(
+            [("Alice", "Person", "Speaker")],
+            [fact("I", "favourite_restaurant", "Orbit Labs", "did I say Orbit Labs?")],
+        ),
+    }
+    pipe, _ = pipeline(store, checkpoint, answers)
+    pipe.ingest([turn(job, JAN, 0, 1), turn(fixed, "2024-01-15T19:06:00", 1, 1)])
+    history = store.history(ALICE, "employer")
+    assert [f.value for f in history] == ["Orbit Labs", "Globex Software"]
+    assert history[0].t_from == history[1].t_from
+    assert store.history(ALICE, "favourite_restaurant") == []
+
+
+def test_a_value_a_correction_takes_back_is_not_stated_beside_the_new_one(
+    store: SQLiteGraphStore, checkpoint: Checkpoint
+) -> None:
+    """What the local model gave for "X is wrong, I meant to say Y": car = X and car = Y."""
+    first = "My daily driver is a Honda Civic."
+    fixed = "My brain's fried today: Mazda 3 is wrong, I meant to say Kia Rio."
+    answers = {
+        key(first): event(
+            [("Alice", "Person", "Speaker")], [fact("I", "car", "Honda Civic", first)]
+        ),
+        key(fixed): event(
+            [("Alice", "Person", "Speaker")],
+            [fact("I", "car", "Mazda 3", "Mazda 3"), fact("I", "car", "Kia Rio", "Kia Rio")],
+        ),
+    }
+    pipe, _ = pipeline(store, checkpoint, answers)
+    pipe.ingest([turn(first, JAN, 0, 1), turn(fixed, MAR, 0, 2)])
+    assert [f.value for f in store.history(ALICE, "car")] == ["Honda Civic", "Kia Rio"]
+
+
+def test_a_favourite_filed_as_a_flag_on_its_value_is_the_speakers(
+    store: SQLiteGraphStore, checkpoint: Checkpoint
+) -> None:
+    """What the local model gave for "X is my absolute favourite": X.favourite_restaurant =
+    true, which was dropped as a value the turn does not say."""
+    text = "The Golden Fork is my absolute favourite; the waiters know my order by heart."
+    answers = {
+        key(text): event(
+            [("Alice", "Person", "Speaker")],
+            [fact("The Golden Fork", "favourite_restaurant", True, text, dtype="bool")],
+        )
+    }
+    pipe, _ = pipeline(store, checkpoint, answers)
+    pipe.ingest([turn(text, JAN, 0, 1)])
+    assert [f.value for f in store.history(ALICE, "favourite_restaurant")] == ["The Golden Fork"]
+
+
+def test_a_concept_only_people_hold_filed_on_a_thing_is_the_speakers(
+    store: SQLiteGraphStore, checkpoint: Checkpoint
+) -> None:
+    """What the local model gave for "... best meal of my life at Y, and now X is only my
+    second choice": X.favourite_restaurant = Y. A restaurant has no favourite restaurant."""
+    first = "Sakura Sushi is my favourite restaurant."
+    change = (
+        "I had the best meal of my life at The Golden Fork, "
+        "and now Sakura Sushi is only my second choice."
+    )
+    answers = {
+        key(first): restaurant("Sakura Sushi"),
+        key(change): event(
+            [("Alice", "Person", "Speaker"), ("Sakura Sushi", "Organization", "Mentioned")],
+            [fact("Sakura Sushi", "favourite_restaurant", "The Golden Fork", change)],
+        ),
+    }
+    pipe, _ = pipeline(store, checkpoint, answers)
+    pipe.ingest([turn(first, JAN, 0, 1), turn(change, MAR, 0, 2)])
+    history = store.history(ALICE, "favourite_restaurant")
+    assert [f.value for f in history] == ["Sakura Sushi", "The Golden Fork"]
+    sushi = entity_id(EntityType.ORGANIZATION.value, "Sakura Sushi", SCOPE)
+    assert store.history(sushi, "favourite_restaurant") == []
