@@ -56,11 +56,14 @@ RELATIONS: Final = (
     "sister|brother|mom|mother|mum|dad|father|son|daughter|wife|husband|partner|"
     "boyfriend|girlfriend|fiance|fiancee|friend|best friend|cousin|aunt|uncle|niece|nephew|"
     "grandma|grandmother|grandpa|grandfather|neighbour|neighbor|colleague|coworker|"
-    "co-worker|boss|roommate|flatmate|kid|child|sibling|in-law|mate|buddy|pal|teammate"
+    "co-worker|boss|roommate|flatmate|kid|child|sibling|in-law|mate|buddy|pal|teammate|"
+    "godmother|godfather|godson|goddaughter|stepmother|stepmom|stepmum|stepfather|stepdad|"
+    "stepsister|stepbrother|stepson|stepdaughter|half-sister|half-brother|grandson|"
+    "granddaughter|housemate|classmate|workmate|landlord|landlady|mentor"
 )
 _RELATIVE_NAMED: Final = re.compile(
     r"\b(?:[Mm]y|[Oo]ur)\s+(?:(?:older|younger|little|big|best|old|new)\s+)?"
-    rf"(?:{RELATIONS})s?,?\s+([A-Z][\w'-]+(?:\s+[A-Z][\w'-]+)?)"
+    rf"(?:{RELATIONS})(?:-in-law)?s?,?\s+([A-Z][\w'-]+(?:\s+[A-Z][\w'-]+)?)"
 )
 _LEFT_BEHIND: Final = (
     r"(?:is|are|was|'s)\s+(?:now\s+|officially\s+|firmly\s+|well\s+|all\s+)?behind\s+(?:me|us)|"
@@ -220,9 +223,37 @@ def negated(value: object, text: str) -> bool:
     if not spans:
         return False
     return all(
-        _NEGATION_CUES.search(_clause(text, s, e)) and not _destination(text, s, e)
+        (_NEGATION_CUES.search(_clause(text, s, e)) and not _destination(text, s, e))
+        or _ended_after(text, e)
         for s, e in spans
     )
+
+
+_CLAUSE_BREAK: Final = re.compile(r"[;,.!?]|\s(?:but|and|so)\s")
+_ENDED_BY_PRONOUN: Final = re.compile(
+    r"^\s*(?:(?:and|but|so)\s+)?(?:it|it's|it\s+is|that|that's|that\s+is|which|they|"
+    r"they're)\b[^.!?;]*?\b(?:anymore|any\s+more|no\s+longer)\b",
+    re.IGNORECASE,
+)
+_MONTHS: Final = frozenset(
+    "january february march april may june july august september october november december "
+    "jan feb mar apr jun jul aug sep sept oct nov dec".split()
+)
+
+
+def _ended_after(text: str, end: int) -> bool:
+    """Whether the clause after a value refers back to it with a pronoun and says it ended
+    ("I got food poisoning at X in April; it's not my favourite anymore"), no other name
+    said in between (in "I moved to Denver from Boston; it's not home anymore" it is
+    Boston's)."""
+    rest = text[end:]
+    cut = _CLAUSE_BREAK.search(rest)
+    if cut is None:
+        return False
+    between = {normalize_text(w) for w in _CAPITALISED.findall(rest[: cut.start()])}
+    if between - NOT_NAMES - _MONTHS:
+        return False
+    return bool(_ENDED_BY_PRONOUN.match(rest[cut.end() :]))
 
 
 _GONE_TO: Final = re.compile(
@@ -324,10 +355,16 @@ def addressed(text: str, listener: str | None) -> bool:
     return bool(_SECOND_PERSON.search(text)) or bool(listener and mentions(text, listener))
 
 
-def third_party_owner(text: str, speaker: str, listener: str | None) -> str | None:
+def third_party_owner(
+    text: str, speaker: str, listener: str | None, value: object = None
+) -> str | None:
     """The named person a turn is about when the speaker tells a relative's or friend's news
-    without saying "I" ("My sister Maya just moved to Boston."), else None."""
-    if first_person(text):
+    without saying "I" ("My sister Maya just moved to Boston."), else None. Given the fact's
+    ``value``, only the clauses that say it must be free of "I": "My godmother Bronwyn has
+    landed a job at X, which I'm a bit jealous of" is Bronwyn's news."""
+    spans = _value_spans(str(value), text) if value is not None else []
+    said_in = [_clause(text, s, e) for s, e in spans] or [text]
+    if any(first_person(clause) for clause in said_in):
         return None
     named = [m.group(1) for m in _RELATIVE_NAMED.finditer(text)]
     present = {normalize_text(speaker), normalize_text(listener or "")}
@@ -396,9 +433,10 @@ def said_to_end(value: object, text: str) -> bool:
     denial that names an ending ("I don't live in X anymore", "I sold the X")."""
     if isinstance(value, bool | int | float) or not negated(value, text):
         return False
-    spans = _value_spans(str(value), text)
-    clauses = (_DENIED_ENDING.sub(" ", _clause(text, s, e)) for s, e in spans)
-    return all(_ENDING_CUES.search(clause) for clause in clauses)
+    return all(
+        _ENDING_CUES.search(_DENIED_ENDING.sub(" ", _clause(text, s, e))) or _ended_after(text, e)
+        for s, e in _value_spans(str(value), text)
+    )
 
 
 def current_value_given_up(value: object, text: str) -> bool:

@@ -372,7 +372,7 @@ class TurnMerge:
         if own_value and _FIRST_PERSON.search(text):
             return self._rewrite_subject(fact, speaker, "subject equals its value")
         if is_speaker:
-            owner = third_party_owner(text, speaker, listener)
+            owner = third_party_owner(text, speaker, listener, fact.value)
             if owner is not None and not relation_value(fact.value, text):
                 self._people.add(owner)
                 return self._rewrite_subject(fact, owner, "a relative's news told without 'I'")

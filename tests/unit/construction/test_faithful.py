@@ -105,6 +105,24 @@ def test_a_relatives_news_without_i_is_theirs() -> None:
     assert third_party_owner("Our neighbour Kim Park bought a boat.", "Ana", "Ben") == "Kim Park"
     assert third_party_owner("I visited my brother Tomas in Oslo.", "Ana", "Ben") is None
     assert third_party_owner("I moved to Oslo.", "Ana", "Ben") is None
+
+
+@pytest.mark.parametrize(
+    ("text", "value", "owner"),
+    [
+        ("My godmother Rosa has landed a job at Orbit Labs, which I'm a bit jealous of.",
+         "Orbit Labs", "Rosa"),
+        ("I'm not fussed myself, but my stepsister Hedda goes to Casa Roma every week.",
+         "Casa Roma", "Hedda"),
+        ("I visited my brother Tomas in Oslo.", "Oslo", None),
+        ("My brother Tomas helped me move to Oslo.", "Oslo", None),
+        ("I moved to Oslo near my sister Maya.", "Oslo", None),
+    ],
+)  # fmt: skip
+def test_a_relatives_news_is_theirs_when_the_clause_saying_it_has_no_i(
+    text: str, value: str, owner: str | None
+) -> None:
+    assert third_party_owner(text, "Ana", "Ben", value) == owner
     assert relation_value("Tomas", "My brother Tomas moved to Oslo.")
 
 
@@ -248,3 +266,21 @@ def test_a_correction_takes_a_value_back_and_names_the_one_in_its_place(
 )
 def test_a_value_said_beside_correction_words_is_not_taken_back(value: str, text: str) -> None:
     assert not taken_back(value, text)
+
+
+@pytest.mark.parametrize(
+    ("value", "text", "denied"),
+    [
+        ("Casa Roma", "I got food poisoning at Casa Roma one day in April; it's definitely "
+         "not my favourite anymore.", True),
+        ("Casa Roma", "We ate at Casa Roma. It's not my favourite anymore, sadly.", True),
+        ("Denver", "I moved to Denver from Boston; it's not home anymore.", False),
+        ("Boston", "I moved to Denver from Boston; it's not home anymore.", True),
+        ("Casa Roma", "We ate at Casa Roma; it's still my favourite.", False),
+    ],
+)  # fmt: skip
+def test_a_value_a_pronoun_after_it_says_ended_is_denied(
+    value: str, text: str, denied: bool
+) -> None:
+    assert negated(value, text) is denied
+    assert said_to_end(value, text) is denied
