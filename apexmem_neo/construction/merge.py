@@ -92,6 +92,8 @@ _SHARING_ACT: Final = re.compile(
 caption a chat app adds is not something the speaker said about anyone."""
 NO_VALUE: Final = frozenset({"", "none", "null", "n/a", "unknown"})
 TRUE_WORDS: Final = frozenset({"true", "yes"})
+DAY_START: Final = "T00:00:00"
+"""How a time grounded to a day (not a moment of it) ends."""
 """A flag value a small model gives an attribute it filed on its own value."""
 """Values that say there is no value (the model wrote ``job_loss = "None"``)."""
 _FIRST_PERSON: Final = re.compile(
@@ -454,6 +456,7 @@ class TurnMerge:
             text=turn.text[start:end], turn_id=turn.turn_id, span_start=start, span_end=end
         )
         t_from, t_to = self._interval(fact, when, turn.anchor_datetime, turn.text[start:end])
+        t_from = _not_before_the_day_earlier(t_from, turn.anchor_datetime, held.get(prop.name))
         corrected = self._corrected(fact, prop.name, held.get(prop.name, []))
         if corrected is not None:
             t_from = corrected.t_from
@@ -839,3 +842,12 @@ def _recorded_after(corrected: FactRecord) -> str:
     """When a correction is recorded: now, or just after the value it corrects when that was
     recorded within the same second, so that reads order the correction last."""
     return max(normalize_time(utc_now()), just_after(corrected.recorded_at))
+
+
+def _not_before_the_day_earlier(t_from: str, anchor: str, records: list[FactRecord] | None) -> str:
+    """A value said with a day's precision on the turn's own day ("today") starts at the
+    turn's time when its day start would put it before the value an earlier turn of that day
+    gave the same property: said later, it cannot have begun first."""
+    if not records or not t_from.endswith(DAY_START) or t_from[:10] != anchor[:10]:
+        return t_from
+    return anchor if t_from < records[-1].t_from <= anchor else t_from

@@ -768,3 +768,29 @@ def test_a_concept_only_people_hold_filed_on_a_thing_is_the_speakers(
     assert [f.value for f in history] == ["Sakura Sushi", "The Golden Fork"]
     sushi = entity_id(EntityType.ORGANIZATION.value, "Sakura Sushi", SCOPE)
     assert store.history(sushi, "favourite_restaurant") == []
+
+
+def test_a_value_said_today_starts_after_the_one_said_earlier_that_day(
+    store: SQLiteGraphStore, checkpoint: Checkpoint
+) -> None:
+    """What the local model gave: "today" grounded to midnight put the second car of the day
+    before the first, so current() read the first."""
+    first = "I drive a Honda Civic these days."
+    later = "Big news today: I picked up a Kia Rio."
+    answers = {
+        key(first): event(
+            [("Alice", "Person", "Speaker")], [fact("I", "car", "Honda Civic", first)]
+        ),
+        key(later): event(
+            [("Alice", "Person", "Speaker")],
+            [fact("I", "car", "Kia Rio", "I picked up a Kia Rio", when="today")],
+        ),
+    }
+    pipe, _ = pipeline(store, checkpoint, answers)
+    pipe.ingest(
+        [turn(first, "2024-03-20T15:02:00", 0, 1), turn(later, "2024-03-20T15:06:00", 1, 1)]
+    )
+    history = store.history(ALICE, "car")
+    assert [f.value for f in history] == ["Honda Civic", "Kia Rio"]
+    assert history[1].t_from == "2024-03-20T15:06:00"
+    assert store.current(ALICE, "car").value == "Kia Rio"  # type: ignore[union-attr]
