@@ -116,9 +116,9 @@ HELD_OUT: dict[str, HeldOut] = {
         "holdout templates F",
         "the holdout4 set: templates F (written blind, without reading the library's rules, "
         "evaluated once)",
-        "templates A, C, D and E (sets 'tuning', 'holdout', 'holdout2' and 'holdout3': each "
-        "evaluated before and tuned on since); F was written blind, without reading the "
-        "library's rules",
+        "templates A, B, C, D and E (sets 'tuning', 'test', 'holdout', 'holdout2' and "
+        "'holdout3': each held-out set became a set to tune on once it had been evaluated); F "
+        "was written blind, without reading the library's rules",
     ),
 }
 """The sets whose runs are published, each to its own file."""
