@@ -24,12 +24,12 @@ from typing import Final
 
 from rapidfuzz import fuzz
 
-from apexmem_neo.construction.candidates import infer_dtype
+from apexmem_neo.construction.candidates import infer_dtype, to_snake_case
 from apexmem_neo.construction.loaders import TurnInput
 from apexmem_neo.llm.extract_event import ExtractedFact
 from apexmem_neo.ontology import DType
 from apexmem_neo.ontology.ids import normalize_text
-from apexmem_neo.ontology.lexicon import common_property
+from apexmem_neo.ontology.lexicon import canonical_property_name, common_property
 from apexmem_neo.store.protocol import FactRecord
 
 STOPWORDS: Final = frozenset(
@@ -68,10 +68,12 @@ _RELATIVE_NAMED: Final = re.compile(
 _LEFT_BEHIND: Final = (
     r"(?:is|are|was|'s)\s+(?:now\s+|officially\s+|firmly\s+|well\s+|all\s+)?behind\s+(?:me|us)|"
     r"parted ways|(?:gave|given|giving)\s+notice|handed in my notice|(?:made|been) redundant|"
+    r"let (?:me|him|her|them|us) go|(?:packed|packing) in|(?:got|been|was) sacked|"
     r"handed (?:[\w-]+ ){1,3}over|(?:gone|went) to a new (?:owner|home)|old news"
 )
 """Ways of saying a value was left that both cue lists hold: "X is officially behind me",
-"we parted ways", "I gave notice on my place in X", "handed the car over"."""
+"we parted ways", "I gave notice on my place in X", "handed the car over", "X let me go",
+"I packed in my job at X"."""
 _NEGATION_CUES: Final = re.compile(
     r"\b(not|no longer|anymore|any more|never again|isn't|aren't|wasn't|weren't|don't|"
     r"doesn't|didn't|won't|can't|quit|quitting|sold|selling|left|leaving|gave up|give up|"
@@ -89,7 +91,8 @@ _NEGATION_CUES: Final = re.compile(
 _CORRECTION_CUES: Final = re.compile(
     r"\b(misspoke|mis-spoke|misspoken|i meant|i mean|correction|actually|my mistake|"
     r"my bad|i was wrong|wrong|mixed (?:it|them) up|mixing (?:it|them) up|typo|"
-    r"scratch that|rather|to be precise|i should say)\b",
+    r"scratch that|rather|to be precise|i should say|what am i on about|what am i saying|"
+    r"what was i thinking|why i said|words muddled|ignore me|no wait|did i say)\b",
     re.IGNORECASE,
 )
 _ENDING_CUES: Final = re.compile(
@@ -278,15 +281,26 @@ _TAKEN_BACK_BEFORE: Final = re.compile(
     re.IGNORECASE,
 )
 _TAKEN_BACK_AFTER: Final = re.compile(
-    r"^\s*(?:\?|(?:is|was|'s)\s+(?:\w+\s+)?(?:wrong|a\s+mistake|incorrect|not\s+right))",
+    r"^\s*(?:is|was|'s)\s+(?:\w+\s+)?(?:wrong|a\s+mistake|incorrect|not\s+right)",
     re.IGNORECASE,
 )
+_ECHO_BEFORE: Final = re.compile(
+    r"(?:^|[.!?]\s+)(?:(?:sorry|wait|hang\s+on|hold\s+on|hmm|oops|er|erm|um)[,!]?\s+)?$",
+    re.IGNORECASE,
+)
+"""Where a value echoed back as a question starts: "Sorry, X? ...", "X? No, Y"."""
 _NAME: Final = r"[A-Z][\w&'-]*(?:\s+[A-Z0-9][\w&'-]*)*"
 _CORRECTED_TO: Final = re.compile(
     r"(?i:\bi\s+meant(?:\s+to\s+say)?|\bi\s+mean|\bit's|\bit\s+is|\bit\s+was|"
     r"\bshould\s+(?:be|have\s+said)|\bmake\s+that|\bi\s+should\s+say)"
     rf"\s+(?:the\s+|a\s+|an\s+)?(?P<name>{_NAME})"
 )
+
+
+_NAME_ALONE: Final = re.compile(
+    rf"(?:^|(?<=[.!?])\s+)(?P<name>{_NAME})(?:,?\s+(?i:obviously|of course))?[.!](?:\s|$)"
+)
+"""A sentence that is only a name: "Sorry, X? What am I on about. Y, obviously."."""
 
 
 def taken_back(value: object, text: str) -> bool:
@@ -296,7 +310,10 @@ def taken_back(value: object, text: str) -> bool:
         return False
     spans = _value_spans(str(value), text)
     return bool(spans) and all(
-        _TAKEN_BACK_BEFORE.search(text[:s]) or _TAKEN_BACK_AFTER.search(text[e:]) for s, e in spans
+        _TAKEN_BACK_BEFORE.search(text[:s])
+        or _TAKEN_BACK_AFTER.search(text[e:])
+        or (_ECHO_BEFORE.search(text[:s]) and text[e:].lstrip().startswith("?"))
+        for s, e in spans
     )
 
 
@@ -307,6 +324,7 @@ def correcting_name(text: str, taken: object) -> str | None:
     said_not = re.compile(rf"(?P<name>{_NAME}),?\s+not\s+(?:the\s+)?{re.escape(str(taken))}")
     found = [m.group("name") for m in _CORRECTED_TO.finditer(text)]
     found += [m.group("name") for m in said_not.finditer(text)]
+    found += [m.group("name") for m in _NAME_ALONE.finditer(text)]
     names = {
         normalize_text(n): n
         for n in found
@@ -370,6 +388,21 @@ def third_party_owner(
     present = {normalize_text(speaker), normalize_text(listener or "")}
     others = [n for n in named if normalize_text(n) not in present]
     return others[0] if len(set(others)) == 1 else None
+
+
+def speaks_of_own(text: str, owner_word: str, property_name: str) -> bool:
+    """Whether ``text`` says ``owner_word`` ("my", "your") of the concept a property names,
+    a couple of words allowed between: "my all-time favorite restaurant", "your car"."""
+    name = canonical_property_name(to_snake_case(property_name))
+    common = common_property(name)
+    names = common.names if common is not None else (name,)
+    phrases = {n.replace("_", " ") for n in names} | {
+        n.split("_")[-1] for n in names if len(n.split("_")[-1]) > 3
+    }
+    folded = re.sub(r"\bfavorite\b", "favourite", text.casefold())
+    alternatives = "|".join(sorted(map(re.escape, phrases)))
+    pattern = rf"\b{owner_word}\s+(?:[\w'-]+\s+){{0,2}}?(?:{alternatives})\b"
+    return re.search(pattern, folded) is not None
 
 
 def relation_value(value: object, text: str) -> bool:

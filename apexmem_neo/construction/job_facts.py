@@ -45,7 +45,9 @@ _COMPANY_WORD: Final = re.compile(
     r"industries|holdings|bank|agency|studios?|university|college|hospital|insurance|"
     r"software|media|biotech|robotics|analytics|logistics|telecom|energy|aerospace|systems|"
     r"solutions|consulting|partners|pharma|pharmaceuticals|motors|airlines?|capital|"
-    r"networks|electronics|manufacturing|publishing|foods)\.?$",
+    r"networks|electronics|manufacturing|publishing|foods|academy|institute|works|trust|"
+    r"council|clinic|enterprises|ventures|services|construction|engineering|textiles|"
+    r"freight|games|press|firm|associates)\.?$",
     re.IGNORECASE,
 )
 _SPEAKER_WORKS: Final = (
@@ -82,7 +84,8 @@ _PASTIME_AFTER: Final = r"\s+(?:person|fan|nut|enthusiast|addict|fanatic|buff|ju
 _WORKING_OUT: Final = re.compile(r"\bwork(s|ed|ing)? out\b", re.IGNORECASE)
 _JOB_PROPERTY: Final = re.compile(
     r"^(?:occupation|profession|career|work|duties|responsibilities|department|team|title|"
-    r"job|role|position|job_\w+|\w+_job|\w+_role|role_\w+|\w+_position)$"
+    r"job|role|position|job_\w+|\w+_job|\w+_role|role_\w+|\w+_position|work_\w+|"
+    r"workplace\w*|\w+_workplace)$"
 )
 """Property names a small model gives a job ("job_description", "new_role", "team")."""
 _SPEAKER_IN_SENTENCE: Final = re.compile(r"\b(?:i|i'm|i've|i'd|me)\b", re.IGNORECASE)
@@ -177,26 +180,28 @@ def _route_occupations(
             fact = fact.model_copy(
                 update={"subject": speaker, "property": EMPLOYER, "value": fact.subject}
             )
-        is_occupation = property_name(fact) == OCCUPATION
-        target = (
-            _occupation_target(str(fact.value), text, is_organisation) if is_occupation else None
-        )
+        name = property_name(fact)
+        target = _occupation_target(str(fact.value), text, is_organisation, name)
         if target is not None:
             prop, why = target
+            repairs.append(JobRepair(f"{fact.subject}.{name}", prop, why))
             fact = fact.model_copy(update={"property": prop})
-            repairs.append(JobRepair(f"{fact.subject}.occupation", prop, why))
         if not any(_same_statement(fact, other) for other in kept):
             kept.append(fact)
     return kept, repairs
 
 
 def _occupation_target(
-    value: str, text: str, is_organisation: Callable[[str], bool]
+    value: str, text: str, is_organisation: Callable[[str], bool], name: str
 ) -> tuple[str, str] | None:
-    """The property an occupation value belongs to instead, and why; None: it stays."""
+    """The property a job fact's value belongs to instead, and why; None: it stays. Any job
+    property naming an organisation ("job_location = Meridian Print Works") is the
+    employer; an occupation the turn calls a pastime is a hobby."""
+    if name == EMPLOYER or not _JOB_PROPERTY.search(name):
+        return None
     if is_organisation(value):
         return EMPLOYER, f"{value!r} is an organisation, not an occupation"
-    if _said_as_pastime(value, text):
+    if name == OCCUPATION and _said_as_pastime(value, text):
         return HOBBY, f"the turn calls {value!r} a pastime, not an occupation"
     return None
 

@@ -42,6 +42,7 @@ from apexmem_neo.construction.faithful import (
     said_as_name,
     said_to_end,
     same_kind,
+    speaks_of_own,
     taken_back,
     third_party_owner,
     third_person,
@@ -92,6 +93,21 @@ _SHARING_ACT: Final = re.compile(
 caption a chat app adds is not something the speaker said about anyone."""
 NO_VALUE: Final = frozenset({"", "none", "null", "n/a", "unknown"})
 TRUE_WORDS: Final = frozenset({"true", "yes"})
+ADDED_CONFIDENCE: Final = 0.8
+"""Confidence of a fact a rule adds from the turn's words (the model did not state it)."""
+LIVES_IN: Final = "lives_in"
+_HOME_PROPERTY: Final = re.compile(
+    r"^(?:(?:current|new|home|rental|living|residence|housing)_)?"
+    r"(?:location|place|rental|lease|flat|apartment|housing|home|accommodation|address|"
+    r"residence|town|area)(?:_(?:location|city|town|area|place|address|agreement))?$"
+)
+"""Property names a small model gives someone's home when it does not say ``lives_in``."""
+_HOME_WORDS: Final = re.compile(
+    r"\b(?:home|live|lives|living|flat|apartment|house|lease|rent|rents|renting|rented|"
+    r"moved|movers|settled|roots|my place)\b",
+    re.IGNORECASE,
+)
+"""Words saying a turn is about where someone lives."""
 DAY_START: Final = "T00:00:00"
 """How a time grounded to a day (not a moment of it) ends."""
 """A flag value a small model gives an attribute it filed on its own value."""
@@ -200,7 +216,9 @@ class TurnMerge:
         self._stated = _stated_values(extraction.facts, self.item.speaker)
         for fact in extraction.facts:
             self._add_fact(batch, fact, event, when)
+        self._drop_cut_short(batch)
         self._keep_one_value_at_a_time(batch)
+        self._correct_unextracted(batch, event)
         self._end_given_up_values(batch, event, when)
         if not batch.facts and not event_type_said(event.event_type, turn.text):
             _retype(batch, event, REMARK)
@@ -380,6 +398,10 @@ class TurnMerge:
                 return self._rewrite_subject(fact, owner, "a relative's news told without 'I'")
             return fact.subject
         if is_listener:
+            if speaks_of_own(text, "my", fact.property) and not speaks_of_own(
+                text, "your", fact.property
+            ):
+                return self._rewrite_subject(fact, speaker, "the turn says 'my' of this concept")
             if addressed(text, listener):
                 return fact.subject
             return self._unnamed_subject(fact, "the turn does not speak to the listener")
@@ -442,7 +464,8 @@ class TurnMerge:
             self._drop(fact, "subject is not an entity")
             return
         held = self._held_by_property(subject.entity_id)
-        prop = self._entity_property(self.resolver.property(turn.turn_id, fact), fact, held)
+        proposed = self._home_of_a_person(self.resolver.property(turn.turn_id, fact), fact, subject)
+        prop = self._entity_property(proposed, fact, held)
         if self._restates_left_value(fact, prop.name, held.get(prop.name, [])):
             self._drop(fact, "the value this turn's change leaves, said again")
             return
@@ -497,15 +520,65 @@ class TurnMerge:
                 continue
             kept = next((r for r in rows if said_as_name(r.value, self.item.text)), rows[0])
             for row in rows:
-                if normalize_text(str(row.value)) == normalize_text(str(kept.value)):
-                    continue
-                batch.facts.remove(row)
-                self.dropped += 1
-                self.resolver.record(
-                    self.item.turn().turn_id, "dropped", f"{row.entity_id}.{row.property}",
-                    "none", confidence=0.0,
-                    rationale=f"{row.value!r} beside {kept.value!r}: one value at a time",
+                if normalize_text(str(row.value)) != normalize_text(str(kept.value)):
+                    why = f"{row.value!r} beside {kept.value!r}: one value at a time"
+                    self._drop_row(batch, row, why)
+
+    def _drop_cut_short(self, batch: GraphBatch) -> None:
+        """Drop a value the turn also gives its subject whole under the same property
+        ("Insurance" beside "Copperleaf Insurance"): a piece of a name, not a second value."""
+        by_key: dict[tuple[str, str], list[Fact]] = {}
+        for row in batch.facts:
+            if isinstance(row.value, str):
+                by_key.setdefault((row.entity_id, row.property), []).append(row)
+        for rows in by_key.values():
+            for row in rows:
+                piece = f" {normalize_text(row.value)} "
+                whole = next(
+                    (o for o in rows if o is not row and piece in f" {normalize_text(o.value)} "
+                     and normalize_text(o.value) != normalize_text(row.value)),
+                    None,
                 )  # fmt: skip
+                if whole is not None and row in batch.facts:
+                    self._drop_row(batch, row, f"{row.value!r} is a piece of {whole.value!r}")
+
+    def _drop_row(self, batch: GraphBatch, row: Fact, why: str) -> None:
+        """Remove a fact already built for this turn, recorded as a dropped decision."""
+        batch.facts.remove(row)
+        self.dropped += 1
+        self.resolver.record(
+            self.item.turn().turn_id, "dropped", f"{row.entity_id}.{row.property}", "none",
+            confidence=0.0, rationale=why,
+        )  # fmt: skip
+
+    def _correct_unextracted(self, batch: GraphBatch, event: Event) -> None:
+        """Append the correction a turn says of the speaker's current value when the model
+        gave no fact for it ("Sorry, X? What am I on about. Y, obviously."): Y replaces X
+        from X's start, as ``_corrected`` does for an extracted Y."""
+        speaker = self._memo.get(normalize_text(self.item.speaker))
+        if speaker is None:
+            return
+        text, turn_id = self.item.text, batch.turns[0].turn_id
+        given = {f.property for f in batch.facts if f.entity_id == speaker.entity_id}
+        values = {normalize_text(str(f.value)) for f in batch.facts}
+        for name, records in self._held_by_property(speaker.entity_id).items():
+            last = records[-1]
+            if name in given or last.value is None or not taken_back(last.value, text):
+                continue
+            instead = correcting_name(text, last.value)
+            if instead is None or normalize_text(instead) in values:
+                continue
+            batch.facts.append(
+                Fact(entity_id=speaker.entity_id, property=name, dtype=last.dtype,
+                     value=instead, t_from=last.t_from, confidence=ADDED_CONFIDENCE,
+                     event_id=event.event_id, evidence_id=batch.evidence[0].evidence_id,
+                     recorded_at=_recorded_after(last))
+            )  # fmt: skip
+            self.resolver.record(
+                turn_id, "value", f"{speaker.entity_id}.{name}", "choose_existing",
+                chosen=instead, via="correction",
+                rationale=f"the turn takes {last.value!r} back and says {instead!r} instead",
+            )  # fmt: skip
 
     def _end_given_up_values(self, batch: GraphBatch, event: Event, when: GroundedTime) -> None:
         """Append an end (a fact whose value is None) for each current value the turn says
@@ -576,6 +649,26 @@ class TurnMerge:
                 held.setdefault(record.property, []).append(record)
             self._held_memo[entity_id] = held
         return self._held_memo[entity_id]
+
+    def _home_of_a_person(self, prop: Property, fact: ExtractedFact, subject: Entity) -> Property:
+        """``lives_in`` for a place name a person's "location" (or "rental_location", "home")
+        gives in a turn about their home ("Sofa-surfing is over: I've signed for a flat in
+        Leeds" as ``location = Leeds``). Without home words a location is where someone is,
+        not where they live, so it stays as it is."""
+        text = self.item.text
+        if subject.entity_type != EntityType.PERSON or not _HOME_PROPERTY.match(prop.name):
+            return prop
+        if not isinstance(fact.value, str) or not said_as_name(fact.value, text):
+            return prop
+        if not _HOME_WORDS.search(text):
+            return prop
+        self.resolver.record(
+            self.item.turn().turn_id, "property", fact.property, "choose_existing",
+            chosen=LIVES_IN, via="rule",
+            rationale=f"a place name the turn says is {subject.name}'s home",
+        )  # fmt: skip
+        home = fact.model_copy(update={"property": LIVES_IN})
+        return self.resolver.property(self.item.turn().turn_id, home)
 
     def _entity_property(
         self, prop: Property, fact: ExtractedFact, held: dict[str, list[FactRecord]]

@@ -14,6 +14,7 @@ from apexmem_neo.construction.faithful import (
     relation_value,
     said_as_name,
     said_to_end,
+    speaks_of_own,
     taken_back,
     third_party_owner,
     value_said,
@@ -247,6 +248,10 @@ def test_a_thing_gone_or_a_denied_trip_is_still_a_denial(value: str, text: str) 
         ("Sakura Sushi", "Ugh, ignore me, not Sakura Sushi, it's The Golden Fork.",
          "The Golden Fork"),
         ("Savannah", "Hold on, my mistake: Chattanooga, not Savannah.", "Chattanooga"),
+        ("Wok This Way", "Sorry, Wok This Way? What am I on about. Big Sal's Pizzeria, "
+         "obviously.", "Big Sal's Pizzeria"),
+        ("Kia Rio", "No wait, that's wrong, it's Mazda 3; I don't know why I said Kia Rio.",
+         "Mazda 3"),
     ],
 )  # fmt: skip
 def test_a_correction_takes_a_value_back_and_names_the_one_in_its_place(
@@ -284,3 +289,29 @@ def test_a_value_a_pronoun_after_it_says_ended_is_denied(
 ) -> None:
     assert negated(value, text) is denied
     assert said_to_end(value, text) is denied
+
+
+@pytest.mark.parametrize(
+    ("value", "text"),
+    [
+        ("Orbit Labs", "Orbit Labs let me go a fortnight ago, budget cuts, so I'm job hunting."),
+        ("Orbit Labs", "I packed in my job at Orbit Labs three weeks ago."),
+    ],
+)
+def test_being_let_go_or_packing_a_job_in_ends_it(value: str, text: str) -> None:
+    assert said_to_end(value, text)
+
+
+@pytest.mark.parametrize(
+    ("text", "prop", "mine", "yours"),
+    [
+        ("If you're asking my all-time favorite restaurant, it's Thai Orchid.",
+         "favourite_restaurant", True, False),
+        ("Is your car still the old Civic?", "car", False, True),
+        ("My wheels are a Honda Jazz.", "car", False, False),
+        ("My new employer is Acme Corp, how about yours?", "employer", True, False),
+    ],
+)  # fmt: skip
+def test_my_or_your_said_of_a_concept(text: str, prop: str, mine: bool, yours: bool) -> None:
+    assert speaks_of_own(text, "my", prop) is mine
+    assert speaks_of_own(text, "your", prop) is yours

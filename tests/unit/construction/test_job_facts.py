@@ -262,3 +262,20 @@ def test_a_job_not_held_by_the_speaker_stays_where_it_was_filed(text: str) -> No
     given = [fact("Orbit Labs", "job_description", "customer support", text)]
     facts, why = repaired(text, [ALICE], given)
     assert facts == [("Orbit Labs", "job_description", "customer support")] and why == []
+
+
+@pytest.mark.parametrize(
+    ("prop", "value"),
+    [("job_location", "Meridian Print Works"), ("work_site", "Oakhurst Academy")],
+)
+def test_a_job_property_naming_an_organisation_is_the_employer(prop: str, value: str) -> None:
+    text = f"I'm working for {value} these days and loving it."
+    facts, why = repaired(text, [ALICE], [fact("Alice", prop, value, text)])
+    assert facts == [("Alice", "employer", value)]
+    assert why == [f"{value!r} is an organisation, not an occupation"]
+
+
+def test_a_job_property_naming_no_organisation_stays() -> None:
+    text = "I switched jobs in May."
+    facts, why = repaired(text, [ALICE], [fact("Alice", "job_change_date", "May", text)])
+    assert facts == [("Alice", "job_change_date", "May")] and why == []

@@ -794,3 +794,84 @@ def test_a_value_said_today_starts_after_the_one_said_earlier_that_day(
     assert [f.value for f in history] == ["Honda Civic", "Kia Rio"]
     assert history[1].t_from == "2024-03-20T15:06:00"
     assert store.current(ALICE, "car").value == "Kia Rio"  # type: ignore[union-attr]
+
+
+@pytest.mark.parametrize(
+    ("text", "prop", "home"),
+    [
+        ("Sofa-surfing is over, thank God: I've signed for a flat in Leeds.", "location", True),
+        ("I'm renting a little place in Leeds at the moment.", "rental_location", True),
+        ("I'm in Leeds for a conference this week.", "location", False),  # no home words
+        ("I moved my office to Leeds.", "work_location", False),  # not a home property
+    ],
+)
+def test_a_persons_location_in_a_turn_about_home_is_where_they_live(
+    store: SQLiteGraphStore, checkpoint: Checkpoint, text: str, prop: str, home: bool
+) -> None:
+    """What the local model gave for a new flat: location = Leeds beside lives_in."""
+    answers = {key(text): event([("Alice", "Person", "Speaker")], [fact("I", prop, "Leeds", text)])}
+    pipe, _ = pipeline(store, checkpoint, answers)
+    pipe.ingest([turn(text, JAN, 0, 1)])
+    lives_in = [f.value for f in store.history(ALICE, "lives_in")]
+    assert lives_in == (["Leeds"] if home else [])
+
+
+def test_a_fact_filed_on_the_listener_is_the_speakers_when_the_turn_says_my(
+    store: SQLiteGraphStore, checkpoint: Checkpoint
+) -> None:
+    """What the local model gave for "If you're asking my all-time favorite restaurant, it's
+    X" (said to Bob): Bob.favourite_restaurant = X."""
+    text = "If you're asking my all-time favorite restaurant, it's Thai Orchid."
+    answers = {
+        key(text): event(
+            [("Alice", "Person", "Speaker"), ("Bob", "Person", "Listener")],
+            [fact("Bob", "favourite_restaurant", "Thai Orchid", text)],
+        )
+    }
+    pipe, _ = pipeline(store, checkpoint, answers)
+    pipe.ingest([turn(text, JAN, 0, 1)])
+    assert [f.value for f in store.history(ALICE, "favourite_restaurant")] == ["Thai Orchid"]
+    bob = entity_id(EntityType.PERSON.value, "Bob", SCOPE)
+    assert store.history(bob, "favourite_restaurant") == []
+
+
+def test_a_correction_the_model_gave_no_fact_for_replaces_the_value_it_takes_back(
+    store: SQLiteGraphStore, checkpoint: Checkpoint
+) -> None:
+    """What the local model gave for "Sorry, X? What am I on about. Y, obviously.": only a
+    clause, dropped, so X stayed the favourite."""
+    first = "I'm at Wok This Way so often the staff wave when I walk in."
+    fixed = "Sorry, Wok This Way? What am I on about. Big Sal's Pizzeria, obviously."
+    answers = {
+        key(first): restaurant("Wok This Way"),
+        key(fixed): event(
+            [("Alice", "Person", "Speaker")],
+            [fact("I", "disagreement", "Wok This Way? What am I on about.", fixed)],
+        ),
+    }
+    pipe, _ = pipeline(store, checkpoint, answers)
+    pipe.ingest([turn(first, JAN, 0, 1), turn(fixed, "2024-01-15T19:06:00", 1, 1)])
+    history = store.history(ALICE, "favourite_restaurant")
+    assert [f.value for f in history] == ["Wok This Way", "Big Sal's Pizzeria"]
+    assert history[0].t_from == history[1].t_from
+    assert store.current(ALICE, "favourite_restaurant").value == "Big Sal's Pizzeria"  # type: ignore[union-attr]
+
+
+def test_a_piece_of_a_name_beside_the_whole_name_is_dropped(
+    store: SQLiteGraphStore, checkpoint: Checkpoint
+) -> None:
+    """What the local model gave for "Copperleaf Insurance hired me straight out of school":
+    employer = Copperleaf Insurance and employer = Insurance."""
+    text = "Copperleaf Insurance hired me straight out of school."
+    answers = {
+        key(text): event(
+            [("Alice", "Person", "Speaker")],
+            [
+                fact("I", "employer", "Copperleaf Insurance", text),
+                fact("I", "employer", "Insurance", text),
+            ],
+        )
+    }
+    pipe, _ = pipeline(store, checkpoint, answers)
+    pipe.ingest([turn(text, JAN, 0, 1)])
+    assert [f.value for f in store.history(ALICE, "employer")] == ["Copperleaf Insurance"]
