@@ -1,8 +1,8 @@
 """A faithful memory through the local LLM, one class of statement per test: a value changed
 in other words lands on the property that held the old one, a relative's news is filed on
-the relative, a correction replaces the value it corrects from that value's own start, a
-denied value is not stored again but ends the earlier one, and a reply that only reacts adds
-nothing.
+the relative (also beside the speaker's own "I"), a correction replaces the value it corrects
+from that value's own start (also one that names the value it takes back), a denied value is
+not stored again but ends the earlier one, and a reply that only reacts adds nothing.
 
 The turns are written for these tests (not taken from any benchmark set).
 """
@@ -114,6 +114,51 @@ def test_a_correction_replaces_the_value_from_its_start(lm_api_base: str, tmp_pa
     assert niro and soul.t_from == niro[0].t_from  # the correction holds from the Niro's start
     holds = store.as_of(ALICE, "car", "2024-04-20")
     assert holds is not None and holds.value == "Kia Soul"
+
+
+@pytest.mark.timeout(1800)
+def test_a_correction_naming_the_value_it_takes_back_stores_the_new_name(
+    lm_api_base: str, tmp_path: Path
+) -> None:
+    store = build(
+        tmp_path / "taken_back.sqlite",
+        lm_api_base,
+        [
+            turn("I'm doing onboarding at Orbit Labs at the moment.", "2024-03-01T10:00:00", 0),
+            turn(
+                "Hold on, did I say Orbit Labs? I meant Globex Software.",
+                "2024-03-01T10:04:00",
+                1,
+            ),
+        ],  # fmt: skip
+    )
+    current = store.current(ALICE, "employer")
+    assert current is not None and current.value == "Globex Software", values(
+        facts_of(store, ALICE)
+    )
+    later = [f for f in facts_of(store, ALICE) if f.t_from >= "2024-03-01T10:04:00"]
+    assert all(f.value != "Orbit Labs" for f in later), later
+
+
+@pytest.mark.timeout(1800)
+def test_a_relatives_new_job_is_theirs_though_the_speaker_says_i(
+    lm_api_base: str, tmp_path: Path
+) -> None:
+    store = build(
+        tmp_path / "godmother.sqlite",
+        lm_api_base,
+        [
+            turn(
+                "My godmother Rosa has landed a job at Orbit Labs, which I'm a bit jealous of.",
+                "2024-03-01T10:00:00",
+                0,
+            )
+        ],
+    )
+    assert "Orbit Labs" not in values(facts_of(store, ALICE)), values(facts_of(store, ALICE))
+    rosa = store.find_entities("Rosa", scope="test")
+    assert rosa, "Rosa is not an entity"
+    assert "Orbit Labs" in values(facts_of(store, rosa[0].entity_id))
 
 
 @pytest.mark.timeout(1800)
