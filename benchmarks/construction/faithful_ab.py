@@ -17,12 +17,16 @@ counts issue 48 names, then writes ``benchmarks/published/construction_faithful.
     python -m benchmarks.construction.faithful_ab \\
         --before benchmarks/results/construction_conv30_before.json --before-db DIR \\
         --after benchmarks/results/construction_conv30_after.json --after-db DIR --publish
+
+``--hand-sheet PATH`` (with the same arms) only writes a blind sheet for the hand check:
+random text facts of both stores shuffled together, the arm of each row in a key beside it.
 """
 
 from __future__ import annotations
 
 import argparse
 import json
+import random
 import re
 import statistics
 import sys
@@ -44,6 +48,12 @@ from benchmarks.construction.run import _args as run_args
 PUBLISHED: Final = Path(__file__).resolve().parents[1] / "published" / "construction_faithful.json"
 CAPTION: Final = re.compile(r"\s*\[shares a photo: (.*)\]\s*$", re.S)
 ARM: Final = "compact"
+TUNED_ON: Final = (
+    "the changes between the arms: on the generated construction-quality sets (templates A-F, "
+    "each held-out set tuned on only after its one evaluation), the README sample, unit cases "
+    "and LOCOMO conv-26 (development), not on conv-30; the compact extraction both arms share "
+    "was shaped earlier partly on conv-30 sessions 1-2 (construction.json)"
+)
 
 
 HAND_CHECK: Final = (
@@ -184,10 +194,7 @@ def published(
         "commit": after["commit"],
         "date": after["date"],
         "model": after["model"],
-        "tuned_on": "the changes between the arms: on the generated construction-quality "
-        "tuning set (templates A), the README sample and unit cases, not on LOCOMO; the compact "
-        "extraction both arms share was shaped earlier partly on conv-30 sessions 1-2 "
-        "(construction.json)",
+        "tuned_on": args.tuned_on,
         "evaluated_on": f"LOCOMO {args.conversation} sessions 1-{args.sessions} "
         f"({arms['after']['turns']} turns), both arms side by side on one llama-server; "
         "evaluated once",
@@ -219,18 +226,44 @@ def published(
                 "{after[llm_calls_per_turn]} vs {before[llm_calls_per_turn]} LLM calls per turn)",
             },
         ],
-        "notes": "Both arms ran at once against one llama-server with two slots, so each had "
-        "about one; the stores were then measured by this script at the commit that wrote "
-        "the published file. After the run, a denied ending ('I won't quit on my dreams') "
-        "was found in the hand-graded sample and fixed; these figures predate that fix. The "
-        "grounded share checks only that a value's words are in its turn, so it overstates "
-        "precision: the hand check also asks for the right person and a fitting property.",
+        "notes": "Both arms ran at once against one llama-server, so they shared its slots "
+        "and the machine's load; the stores were then measured by this script at the commit "
+        "that wrote the published file. The grounded share checks only that a value's words "
+        "are in its turn, so it overstates precision: the hand check also asks for the right "
+        "person and a fitting property, graded on a sheet that did not name the arm."
+        + (f" {args.note}" if args.note else ""),
     }
 
 
 def conversation_speakers(conversation: str, data: Path = DEFAULT_DATA) -> tuple[str, str]:
     sample = next(s for s in json.loads(data.read_text()) if s["sample_id"] == conversation)
     return sample["conversation"]["speaker_a"], sample["conversation"]["speaker_b"]
+
+
+def hand_sheet(dbs: dict[str, Path], per_arm: int, seed: int, out: Path) -> Path:
+    """Write ``per_arm`` text facts drawn at random from each arm's store, shuffled together
+    with no arm named (``out``), and which arm each row came from beside it
+    (``<out>.key.json``), so the hand check is graded blind to the arm."""
+    rng = random.Random(seed)
+    rows: list[dict[str, Any]] = []
+    for arm, db in dbs.items():
+        store = SQLiteGraphStore(db / f"{ARM}.sqlite")
+        store.init_schema()
+        try:
+            facts = [f for f in speaker_facts(store) if f["dtype"] in TEXT_DTYPES]
+        finally:
+            store.close()
+        rows += [{"arm": arm, **f} for f in rng.sample(facts, min(per_arm, len(facts)))]
+    rng.shuffle(rows)
+    key = {str(i): row.pop("arm") for i, row in enumerate(rows)}
+    with out.open("w", encoding="utf-8") as sheet:
+        for i, row in enumerate(rows):
+            fact = f"{row['subject']}.{row['property']} = {json.loads(row['value_json'])!r}"
+            line = {"id": str(i), "fact": fact, "speaker": row["speaker"], "turn": row["text"]}
+            sheet.write(json.dumps(line) + "\n")
+    key_path = out.with_suffix(".key.json")
+    key_path.write_text(json.dumps(key, indent=1) + "\n", encoding="utf-8")
+    return key_path
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -244,8 +277,23 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--hand-before", type=counted, help="a hand check of the before store, K/N")
     p.add_argument("--hand-after", type=counted, help="the same of the after store, K/N")
     p.add_argument("--publish", action="store_true", help=f"write {PUBLISHED.name}")
+    p.add_argument("--tuned-on", default=TUNED_ON, help="what the changes were tuned on")
+    p.add_argument("--note", default="", help="a sentence added to the published notes")
+    p.add_argument(
+        "--hand-sheet",
+        type=Path,
+        default=None,
+        help="only write this blind sheet of random text facts from both stores (and its key)",
+    )
+    p.add_argument("--per-arm", type=int, default=15, help="facts per arm on the hand sheet")
+    p.add_argument("--seed", type=int, default=48, help="the hand sheet's draw")
     args = p.parse_args(argv)
     args.argv = " ".join(sys.argv[1:] if argv is None else argv)
+    if args.hand_sheet is not None:
+        dbs = {"before": args.before_db, "after": args.after_db}
+        key = hand_sheet(dbs, args.per_arm, args.seed, args.hand_sheet)
+        print(f"wrote {args.hand_sheet} (the arms are in {key})")
+        return 0
     before = remeasure(args.before, args.before_db, args.conversation, args.sessions)
     after = remeasure(args.after, args.after_db, args.conversation, args.sessions)
     record = published(before, after, args)

@@ -4,16 +4,20 @@ from __future__ import annotations
 
 import argparse
 import json
+from pathlib import Path
 from typing import Any
 
 import pytest
 
+from apexmem_neo.store.sqlite import SQLiteGraphStore
 from benchmarks.construction.faithful_ab import (
     counted,
+    hand_sheet,
     on_both_speakers,
     photo_only,
     session_ratios,
 )
+from tests.unit.agent.alice import alice_batch
 
 
 def fact(subject: str, value: str, text: str, turn: str = "t1") -> dict[str, Any]:
@@ -52,3 +56,23 @@ def test_a_hand_count_is_successes_of_n() -> None:
     for bad in ("5", "16/15", "a/b"):
         with pytest.raises(argparse.ArgumentTypeError, match="successes/n"):
             counted(bad)
+
+
+def test_the_hand_sheet_mixes_both_stores_and_keeps_the_arms_aside(tmp_path: Path) -> None:
+    """Two real SQLite stores (the Alice case, two text facts each): the sheet shows every
+    drawn fact with its turn and no arm; the key names each row's arm."""
+    for arm, name in (("before", "Alice"), ("after", "Alicia")):
+        (tmp_path / arm).mkdir()
+        store = SQLiteGraphStore(tmp_path / arm / "compact.sqlite")
+        store.init_schema()
+        store.write(alice_batch(name=name))
+        store.close()
+    dbs = {"before": tmp_path / "before", "after": tmp_path / "after"}
+    sheet = tmp_path / "sheet.jsonl"
+    key = hand_sheet(dbs, per_arm=2, seed=1, out=sheet)
+    rows = [json.loads(line) for line in sheet.read_text().splitlines()]
+    arms = json.loads(key.read_text())
+    assert sorted(arms.values()) == ["after", "after", "before", "before"]
+    assert all("arm" not in row and row["turn"] and row["fact"] for row in rows)
+    alicia = {r["id"] for r in rows if r["fact"].startswith("Alicia.")}
+    assert {i for i, arm in arms.items() if arm == "after"} == alicia
