@@ -1,4 +1,4 @@
-"""`apexmem ingest PATH`: build the memory from LOCOMO JSON or a JSONL turn stream.
+"""`apexmem ingest PATH`: build the memory from a conversation JSON file or a JSONL turn stream.
 
 Resumable: a checkpoint per turn lives in the SQLite store file (or, for Neo4j, in a sidecar
 under APEXMEM_HOME/checkpoints); running the same command again continues where a killed
@@ -111,7 +111,7 @@ def run_ingest(
 
 @MemoryChoice.options()
 def ingest(
-    path: Annotated[Path, typer.Argument(help="LOCOMO .json or a .jsonl turn stream.")],
+    path: Annotated[Path, typer.Argument(help="A conversation .json or a .jsonl turn stream.")],
     fmt: Annotated[
         Literal["auto", "locomo", "jsonl"],
         typer.Option("--format", help="Input format (see construction.loaders)."),
@@ -126,7 +126,7 @@ def ingest(
     ] = None,
     choice: MemoryChoice = MemoryChoice.SETTINGS,
     conversation: Annotated[
-        list[str] | None, typer.Option(help="LOCOMO sample_id(s) to ingest (default: all).")
+        list[str] | None, typer.Option(help="Conversation id(s) to ingest (default: all).")
     ] = None,
     sessions: Annotated[int | None, typer.Option(help="Only the first N sessions.")] = None,
     limit: Annotated[int | None, typer.Option(help="Only the first N turns.")] = None,

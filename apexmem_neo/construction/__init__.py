@@ -9,7 +9,7 @@ from apexmem_neo.construction.candidates import (
 )
 from apexmem_neo.construction.checkpoint import Checkpoint, DecisionRecord
 from apexmem_neo.construction.grounding import GroundedTime, TimeSource, ground_time
-from apexmem_neo.construction.loaders import TurnInput, load_jsonl, load_locomo, load_turns
+from apexmem_neo.construction.loaders import TurnInput, load_jsonl, load_turns
 from apexmem_neo.construction.online import OnlineResult, build_online, relevance
 from apexmem_neo.construction.pipeline import (
     ConstructionPipeline,
@@ -39,7 +39,6 @@ __all__ = [
     "build_online",
     "ground_time",
     "load_jsonl",
-    "load_locomo",
     "load_turns",
     "relevance",
 ]

@@ -279,11 +279,13 @@ class Memory(Listings):
         on_index: Progress | None = None,
         index: bool = True,
     ) -> AddResult:
-        """Ingest a LOCOMO JSON or JSONL turn file (resumable: turns already done are skipped).
+        """Ingest a conversation JSON or JSONL turn file (``construction.loaders`` reads both;
+        resumable: turns already done are skipped).
 
-        Without ``scope`` each conversation of the file is its own scope (LOCOMO's sample_id,
-        the JSONL ``conversation``, else the file name); a name that is not a valid scope is
-        made one ("my file (1)" -> "my-file-1", listed in the result's ``renamed``) or refused.
+        Without ``scope`` each conversation of the file is its own scope (the JSON's
+        ``sample_id``, the JSONL ``conversation``, else the file name); a name that is not a
+        valid scope is made one ("my file (1)" -> "my-file-1", listed in the result's
+        ``renamed``) or refused.
         With ``scope``, the file must hold one conversation. With ``index`` False the search
         index is left as it was (a bulk load indexes once, after). Every turn is checked
         before the first is stored.
