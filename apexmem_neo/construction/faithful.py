@@ -69,11 +69,12 @@ _LEFT_BEHIND: Final = (
     r"(?:is|are|was|'s)\s+(?:now\s+|officially\s+|firmly\s+|well\s+|all\s+)?behind\s+(?:me|us)|"
     r"parted ways|(?:gave|given|giving)\s+notice|handed in my notice|(?:made|been) redundant|"
     r"let (?:me|him|her|them|us) go|(?:packed|packing) in|(?:got|been|was) sacked|"
-    r"handed (?:[\w-]+ ){1,3}over|(?:gone|went) to a new (?:owner|home)|old news"
+    r"handed (?:[\w-]+ ){1,3}over|(?:gone|went) to a new (?:owner|home)|old news|"
+    r"lost (?:my|his|her|their|our) (?:job|position|post|place)"
 )
 """Ways of saying a value was left that both cue lists hold: "X is officially behind me",
 "we parted ways", "I gave notice on my place in X", "handed the car over", "X let me go",
-"I packed in my job at X"."""
+"I packed in my job at X", "lost my job at X"."""
 _NEGATION_CUES: Final = re.compile(
     r"\b(not|no longer|anymore|any more|never again|isn't|aren't|wasn't|weren't|don't|"
     r"doesn't|didn't|won't|can't|quit|quitting|sold|selling|left|leaving|gave up|give up|"
@@ -380,14 +381,39 @@ def third_party_owner(
     without saying "I" ("My sister Maya just moved to Boston."), else None. Given the fact's
     ``value``, only the clauses that say it must be free of "I": "My godmother Bronwyn has
     landed a job at X, which I'm a bit jealous of" is Bronwyn's news."""
-    spans = _value_spans(str(value), text) if value is not None else []
-    said_in = [_clause(text, s, e) for s, e in spans] or [text]
-    if any(first_person(clause) for clause in said_in):
+    if any(first_person(clause) for clause in value_clauses(value, text)):
         return None
     named = [m.group(1) for m in _RELATIVE_NAMED.finditer(text)]
     present = {normalize_text(speaker), normalize_text(listener or "")}
     others = [n for n in named if normalize_text(n) not in present]
     return others[0] if len(set(others)) == 1 else None
+
+
+def value_clauses(value: object, text: str) -> list[str]:
+    """The clauses of ``text`` that say ``value``, or the whole text when it is not said."""
+    spans = _value_spans(str(value), text) if value is not None else []
+    return [_clause(text, s, e) for s, e in spans] or [text]
+
+
+def said_of_self(value: object, text: str, listener: str | None) -> bool:
+    """Whether every clause that says ``value`` speaks in the first person and not to or of
+    the listener ("Sorry about your job, Bob! I lost my job at X too": X is the speaker's)."""
+    spans = _value_spans(str(value), text)
+    clauses = [_clause(text, s, e) for s, e in spans]
+    return bool(clauses) and all(first_person(c) and not addressed(c, listener) for c in clauses)
+
+
+def concept_said_as_mine(text: str, property_name: str, value: object) -> bool:
+    """Whether the turn says "my" and not "your" of the concept a property names, judged in
+    the clauses that say ``value`` when they say either ("Sorry about your job, Jon; I also
+    lost my job at X": the job at X is the speaker's), else in the whole turn ("If you're
+    asking my favourite restaurant, it's X")."""
+    for said_in in (value_clauses(value, text), [text]):
+        mine = any(speaks_of_own(c, "my", property_name) for c in said_in)
+        yours = any(speaks_of_own(c, "your", property_name) for c in said_in)
+        if mine or yours:
+            return mine and not yours
+    return False
 
 
 def speaks_of_own(text: str, owner_word: str, property_name: str) -> bool:

@@ -329,6 +329,30 @@ def ground_time(expression: str | None, model_value: str | None, anchor: TimeLik
     return GroundedTime(normalize_time(moment), None, "instant", TimeSource.ANCHOR, expression)
 
 
+_FUTURE: Final = re.compile(
+    r"\b(?:will|won't|shall|going to|gonna|about to|next|upcoming|coming up|tomorrow|soon|"
+    r"later|plan|plans|planning|planned|hope to|hoping to|intend to|scheduled|from now|"
+    r"someday|one day|in (?:a|an|\d+|a few|a couple of|two|three) (?:days?|weeks?|months?|"
+    r"years?))\b|\w'll\b",
+    re.IGNORECASE,
+)
+
+
+def speaks_of_future(text: str) -> bool:
+    """Whether ``text`` speaks of something still to come ("I'll start next month")."""
+    return bool(_FUTURE.search(text.replace("\u2019", "'")))
+
+
+def not_in_future(grounded: GroundedTime, anchor: TimeLike, text: str) -> GroundedTime:
+    """``grounded``, or the anchor when it lies after the anchor's day and ``text`` speaks of
+    nothing to come: what a turn says in the present or past has not yet to happen, however
+    the model dated it."""
+    moment = normalize_time(anchor)
+    if grounded.start[:10] <= moment[:10] or speaks_of_future(text):
+        return grounded
+    return GroundedTime(moment, None, "instant", TimeSource.ANCHOR, grounded.expression)
+
+
 FINDER: Final = re.compile(
     r"\b(the day before yesterday|the day after tomorrow|yesterday|tomorrow|tonight|today|"
     r"last night|this morning|"

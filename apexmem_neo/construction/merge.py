@@ -26,6 +26,7 @@ from apexmem_neo.construction.faithful import (
     DATE_PROPERTY,
     SENTENCE_END,
     addressed,
+    concept_said_as_mine,
     correcting_name,
     current_value_given_up,
     event_type_said,
@@ -40,16 +41,21 @@ from apexmem_neo.construction.faithful import (
     negated,
     relation_value,
     said_as_name,
+    said_of_self,
     said_to_end,
     same_kind,
-    speaks_of_own,
     taken_back,
     third_party_owner,
     third_person,
     value_said,
     whole_name,
 )
-from apexmem_neo.construction.grounding import GroundedTime, find_expression, ground_time
+from apexmem_neo.construction.grounding import (
+    GroundedTime,
+    find_expression,
+    ground_time,
+    not_in_future,
+)
 from apexmem_neo.construction.job_facts import organisation_test, repair_job_facts
 from apexmem_neo.construction.loaders import TurnInput
 from apexmem_neo.construction.resolver import Resolver
@@ -140,6 +146,11 @@ def event_type_name(raw: str) -> str:
 
 
 UNSAID: Final = "is not said in this turn"
+_NAMES_AN_ENDING: Final = re.compile(
+    r"\b(?:loss|lost|former|ex|previous|past|old|quit|left|ended|resigned|fired|laid)\b"
+)
+"""Words of a property name that say its value is over already (``job_loss``, ``ex``): its
+value said beside an ending ("I lost my job as a banker") is the fact itself."""
 REMARK: Final = "remark"
 """The event type of a turn that states no fact and none of whose type's words it says: the
 model had named it after an earlier turn ("hobby_change" for "Good for you, honestly.")."""
@@ -171,13 +182,13 @@ class TurnMerge:
     _memo: dict[str, Entity | None] = field(default_factory=dict)
     _stated: dict[tuple[str, str], set[str]] = field(default_factory=dict)
     _people: set[str] = field(default_factory=set)
+    """Subjects the rules found to be people (a relative named in the turn)."""
     _renamed: dict[str, str] = field(default_factory=dict)
+    """This turn's unknown property names already joined to an entity's property: the
+    other values the turn gives under that name join it too."""
     _held_memo: dict[str, dict[str, list[FactRecord]]] = field(default_factory=dict)
     _corrects: dict[str, str] = field(default_factory=dict)
     """Names this turn gives in place of a value it takes back, with the value taken back."""
-    """This turn's unknown property names already joined to an entity's property: the
-    other values the turn gives under that name join it too."""
-    """Subjects the rules found to be people (a relative named in the turn)."""
 
     def copied_only(self, batch: GraphBatch) -> bool:
         """Whether every fact the extraction gave was dropped as not said in the turn: the
@@ -199,8 +210,12 @@ class TurnMerge:
         whole = Evidence(
             text=turn.text, turn_id=turn.turn_id, span_start=0, span_end=len(turn.text)
         )
-        when = ground_time(
-            extraction.when or find_expression(turn.text), extraction.time, turn.anchor_datetime
+        when = not_in_future(
+            ground_time(
+                extraction.when or find_expression(turn.text), extraction.time, turn.anchor_datetime
+            ),
+            turn.anchor_datetime,
+            turn.text,
         )
         event = Event(
             event_type=event_type_name(extraction.type),
@@ -398,10 +413,10 @@ class TurnMerge:
                 return self._rewrite_subject(fact, owner, "a relative's news told without 'I'")
             return fact.subject
         if is_listener:
-            if speaks_of_own(text, "my", fact.property) and not speaks_of_own(
-                text, "your", fact.property
-            ):
+            if concept_said_as_mine(text, fact.property, fact.value):
                 return self._rewrite_subject(fact, speaker, "the turn says 'my' of this concept")
+            if said_of_self(fact.value, text, listener):
+                return self._rewrite_subject(fact, speaker, "its value is said with 'I', not 'you'")
             if addressed(text, listener):
                 return fact.subject
             return self._unnamed_subject(fact, "the turn does not speak to the listener")
@@ -449,7 +464,8 @@ class TurnMerge:
             return
         fact = in_place
         unsaid = self._unfaithful(fact)
-        if unsaid is not None:
+        left = unsaid is not None and self._left_in_this_turn(fact)
+        if unsaid is not None and not left:
             if unsaid.endswith(UNSAID):
                 self.copied.append(to_snake_case(fact.property))
             self._drop(fact, unsaid)
@@ -472,6 +488,9 @@ class TurnMerge:
         if self._said_under_common_name(fact, prop.name):
             self._drop(fact, "the turn states this value under a common property already")
             return
+        if left and any(holds_value(records, fact.value) for records in held.values()):
+            self._drop(fact, f"the value {fact.value!r} is left in this turn; its fact is ended")
+            return
         value, dtype = _typed_value(fact, prop, turn.anchor_datetime)
         span = locate_evidence(fact.evidence, turn.text)
         start, end = span if span is not None else (0, len(turn.text))
@@ -479,6 +498,8 @@ class TurnMerge:
             text=turn.text[start:end], turn_id=turn.turn_id, span_start=start, span_end=end
         )
         t_from, t_to = self._interval(fact, when, turn.anchor_datetime, turn.text[start:end])
+        if left:
+            t_from, t_to = self._end_time(when), None
         t_from = _not_before_the_day_earlier(t_from, turn.anchor_datetime, held.get(prop.name))
         corrected = self._corrected(fact, prop.name, held.get(prop.name, []))
         if corrected is not None:
@@ -502,7 +523,17 @@ class TurnMerge:
             return
         if evidence.evidence_id not in {e.evidence_id for e in batch.evidence}:
             batch.evidence.append(evidence)
+        if left:
+            batch.facts.extend(_held_until_now(row))
+            return
         batch.facts.append(row)
+
+    def _left_in_this_turn(self, fact: ExtractedFact) -> bool:
+        """Whether the turn says the fact's value ended ("Lost my job as a banker yesterday")
+        rather than denying or correcting it: memory keeps the value as one that held until
+        then, not as a current one, and not forgotten either."""
+        text = self.item.text
+        return said_to_end(fact.value, text) and not is_correction(text, fact.value)
 
     def _keep_one_value_at_a_time(self, batch: GraphBatch) -> None:
         """Keep one value where the turn gives an entity two at once for a concept a person
@@ -637,7 +668,7 @@ class TurnMerge:
             return f"{fact.value!r} is not {fact.subject}'s name"
         if not value_said(fact.value, text, name):
             return f"the value {fact.value!r} {UNSAID}"
-        if negated(fact.value, text):
+        if negated(fact.value, text) and not _NAMES_AN_ENDING.search(name.replace("_", " ")):
             return f"the value {fact.value!r} is denied or left in this turn"
         return None
 
@@ -838,7 +869,9 @@ class TurnMerge:
         self, fact: ExtractedFact, when: GroundedTime, anchor: str, quote: str
     ) -> tuple[str, str | None]:
         expression = fact.when or find_expression(quote)
-        grounded = ground_time(expression, fact.t_from, anchor)
+        grounded = not_in_future(
+            ground_time(expression, fact.t_from, anchor), anchor, self.item.text
+        )
         if grounded.is_default and not when.is_default:
             grounded = when
         self.resolver.record(
@@ -929,6 +962,18 @@ def _stated_values(facts: list[ExtractedFact], speaker: str) -> dict[tuple[str, 
 def _subject_key(subject: str, speaker: str) -> str:
     folded = normalize_text(subject)
     return "*" if folded in SPEAKER_WORDS or folded == normalize_text(speaker) else folded
+
+
+def _held_until_now(row: Fact) -> list[Fact]:
+    """A value the turn says ended, which memory did not hold: the value, then its end (a
+    fact whose value is None) at the same time and recorded just after, so reads find it
+    in the history and never as current. When it began is not known."""
+    now = normalize_time(utc_now())
+    held = row.model_copy(update={"recorded_at": now})
+    end = Fact(entity_id=row.entity_id, property=row.property, dtype=row.dtype, value=None,
+               t_from=row.t_from, confidence=row.confidence, event_id=row.event_id,
+               evidence_id=row.evidence_id, recorded_at=just_after(now))  # fmt: skip
+    return [held, end]
 
 
 def _recorded_after(corrected: FactRecord) -> str:

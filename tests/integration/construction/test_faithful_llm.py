@@ -215,3 +215,34 @@ def test_a_reply_that_only_reacts_adds_no_fact(lm_api_base: str, tmp_path: Path)
     )
     bob = entity_id("Person", "Bob", "test")
     assert facts_of(store, bob) == [], values(facts_of(store, bob))
+
+
+@pytest.mark.timeout(1800)
+def test_a_job_the_speaker_lost_is_theirs_and_not_current(lm_api_base: str, tmp_path: Path) -> None:
+    """Said to a listener who lost their own job: the lost job is the speaker's, and memory
+    keeps it as one that ended, not as the speaker's job now."""
+    store = build(
+        tmp_path / "lost.sqlite",
+        lm_api_base,
+        [
+            turn(
+                "The bank let me go yesterday, so I'm job hunting.",
+                "2024-03-04T10:00:00",
+                0,
+                speaker="Bob",
+            ),
+            turn(
+                "Oh no, sorry about your job Bob! Sadly I lost my job at Marlow Couriers "
+                "last month too.",
+                "2024-03-04T10:05:00",
+                1,
+            ),
+        ],  # fmt: skip
+    )
+    bob = entity_id("Person", "Bob", "test")
+    assert "Marlow Couriers" not in values(facts_of(store, bob))
+    mine = [f for f in facts_of(store, ALICE) if f.value == "Marlow Couriers"]
+    assert mine, values(facts_of(store, ALICE))
+    for job in ("employer", "occupation", "job", "job_title"):
+        current = store.current(ALICE, job)
+        assert current is None or current.value != "Marlow Couriers", values(mine)

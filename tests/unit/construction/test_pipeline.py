@@ -875,3 +875,67 @@ def test_a_piece_of_a_name_beside_the_whole_name_is_dropped(
     pipe, _ = pipeline(store, checkpoint, answers)
     pipe.ingest([turn(text, JAN, 0, 1)])
     assert [f.value for f in store.history(ALICE, "employer")] == ["Copperleaf Insurance"]
+
+
+def test_the_listeners_job_beside_the_speakers_own_is_the_speakers(
+    store: SQLiteGraphStore, checkpoint: Checkpoint
+) -> None:
+    """What the local model gave for "Sorry about your job, Bob! I also lost my job at X":
+    Bob.job_title = X. The clause that says X says "my job"; the speaker lost it."""
+    text = "Sorry about your job Bob, that's hard! Sadly I also lost my job at Door Dash."
+    answers = {
+        key(text): event(
+            [("Alice", "Person", "Speaker"), ("Bob", "Person", "Listener")],
+            [fact("Bob", "job_title", "Door Dash", text)],
+        )
+    }
+    pipe, _ = pipeline(store, checkpoint, answers)
+    pipe.ingest([turn(text, JAN, 0, 1)])
+    bob = entity_id(EntityType.PERSON.value, "Bob", SCOPE)
+    assert store.history(bob, "occupation") == []
+    history = store.history(ALICE, "occupation")
+    assert [f.value for f in history] == ["Door Dash", None]  # held until the turn, then ended
+    assert (
+        history[0].t_from == history[1].t_from and history[0].recorded_at < history[1].recorded_at
+    )
+
+
+@pytest.mark.parametrize(
+    ("text", "future"),
+    [
+        ("We do all kinds of dances, from contemporary to hip-hop.", False),
+        ("I'll be teaching contemporary classes next month.", True),
+    ],
+)
+def test_a_model_date_after_the_turn_needs_words_about_the_future(
+    store: SQLiteGraphStore, checkpoint: Checkpoint, text: str, future: bool
+) -> None:
+    """The model dated a present-tense turn a month ahead: what is said as now starts now."""
+    extracted = event(
+        [("Alice", "Person", "Speaker")],
+        [fact("I", "dance_style", "contemporary", text)],
+        when="next month",
+    )
+    pipe, _ = pipeline(store, checkpoint, {key(text): extracted})
+    pipe.ingest([turn(text, JAN, 0, 1)])
+    [row] = store.history(ALICE, "dance_style")
+    assert (row.t_from[:10] > JAN[:10]) is future
+
+
+def test_a_value_said_with_i_and_filed_on_the_listener_too_is_the_speakers_alone(
+    store: SQLiteGraphStore, checkpoint: Checkpoint
+) -> None:
+    """What the local model gave for "Sorry about your job, Bob! I lost my job at X last
+    month too": job_loss = X on both speakers."""
+    text = "Oh no, sorry about your job Bob! Sadly I lost my job at Marlow Couriers too."
+    answers = {
+        key(text): event(
+            [("Alice", "Person", "Speaker"), ("Bob", "Person", "Listener")],
+            [fact(who, "job_loss", "Marlow Couriers", text) for who in ("Bob", "Alice")],
+        )
+    }
+    pipe, _ = pipeline(store, checkpoint, answers)
+    pipe.ingest([turn(text, JAN, 0, 1)])
+    bob = entity_id(EntityType.PERSON.value, "Bob", SCOPE)
+    assert store.history(bob, "job_loss") == []
+    assert [f.value for f in store.history(ALICE, "job_loss")] == ["Marlow Couriers"]
