@@ -12,9 +12,7 @@ from typing import Any
 import dspy
 
 from apexmem_neo.llm.extract_compact.models import CompactEvent, CompactFact
-from apexmem_neo.llm.extract_event.examples import KNOWN
-
-INPUTS = ("known_properties", "anchor", "context", "speaker", "listener", "text")
+from apexmem_neo.llm.extract_event.examples import turn_demo
 
 
 def _f(subject: str, prop: str, value: Any, when: str | None = None) -> CompactFact:
@@ -30,15 +28,10 @@ def _demo(
     facts: list[CompactFact],
     context: str = "(start of conversation)",
 ) -> dspy.Example:
-    return dspy.Example(
-        known_properties=KNOWN,
-        anchor=anchor,
-        context=context,
-        speaker=speaker,
-        listener=listener or "(none)",
-        text=text,
-        event=CompactEvent(event=event, facts=facts),
-    ).with_inputs(*INPUTS)
+    """The turn's demo with its facts in the compact form; a turn said to no one names its
+    listener "(none)", as ``TurnExtractor`` does."""
+    compact = CompactEvent(event=event, facts=facts)
+    return turn_demo(speaker, listener or "(none)", text, anchor, compact, context)
 
 
 MARATHON = _demo(

@@ -12,6 +12,7 @@ server caches the shared prompt prefix, so they cost prompt time once).
 from __future__ import annotations
 
 import dspy
+from pydantic import BaseModel
 
 from apexmem_neo.llm.extract_event.models import (
     ExtractedEvent,
@@ -51,21 +52,28 @@ def _f(
     )
 
 
-def _demo(
-    speaker: str, listener: str, text: str, anchor: str, event: ExtractedEvent
+TURN_INPUTS = ("speaker", "listener", "text", "anchor", "context", "known_properties")
+"""The inputs every turn-extraction signature takes (``TurnExtractor.forward`` fills them)."""
+
+
+def turn_demo(
+    speaker: str, listener: str, text: str, anchor: str, event: BaseModel, context: str = ""
 ) -> dspy.Example:
+    """A few-shot demo of a turn-extraction signature: the turn as its inputs, offering the
+    ``KNOWN`` properties, and the ``event`` the model should answer (ExtractEvent's or
+    ExtractCompact's form)."""
     return dspy.Example(
         speaker=speaker,
         listener=listener,
         text=text,
         anchor=anchor,
-        context="",
+        context=context,
         known_properties=KNOWN,
         event=event,
-    ).with_inputs("speaker", "listener", "text", "anchor", "context", "known_properties")
+    ).with_inputs(*TURN_INPUTS)
 
 
-MARATHON = _demo(
+MARATHON = turn_demo(
     "Tom",
     "Lena",
     "I ran the Chicago marathon last Sunday, finished in 252 minutes!",
@@ -88,7 +96,7 @@ MARATHON = _demo(
     ),
 )  # fmt: skip
 
-TIRED_PARENT = _demo(
+TIRED_PARENT = turn_demo(
     "Priya",
     "Sam",
     "Honestly I'm exhausted, the twins kept me up all night. Nursing shifts don't help.",
@@ -108,7 +116,7 @@ TIRED_PARENT = _demo(
     ),
 )  # fmt: skip
 
-SNOW = _demo(
+SNOW = turn_demo(
     "World",
     "",
     "Heavy snow closed all schools in Denver on Monday.",
@@ -128,7 +136,7 @@ SNOW = _demo(
     ),
 )  # fmt: skip
 
-WEDDING = _demo(
+WEDDING = turn_demo(
     "Sam",
     "Priya",
     "My sister Ana is getting married on June 3rd!",
@@ -147,7 +155,7 @@ WEDDING = _demo(
 )  # fmt: skip
 
 # A move: the new city is the speaker's lives_in from the day of the move (not a "moved" fact).
-MOVE = _demo(
+MOVE = turn_demo(
     "Leo",
     "Mia",
     "I moved to Lisbon two weeks ago, the flat is tiny but I love it.",
@@ -169,7 +177,7 @@ MOVE = _demo(
 )  # fmt: skip
 
 # A job change and a new partner in one turn: employer and occupation apart, the partner by name.
-NEW_JOB = _demo(
+NEW_JOB = turn_demo(
     "Dana",
     "Leo",
     "Started at Orbit Labs as a designer last week, and I'm seeing Chris now.",
@@ -194,7 +202,7 @@ NEW_JOB = _demo(
 )  # fmt: skip
 
 # A preference stated with the value first: the subject is still the speaker, not the place.
-PREFERENCE = _demo(
+PREFERENCE = turn_demo(
     "Mia",
     "Leo",
     "Blue Lagoon is my go-to cafe now, the old one closed.",
@@ -212,7 +220,7 @@ PREFERENCE = _demo(
     ),
 )  # fmt: skip
 
-GREETING = _demo(
+GREETING = turn_demo(
     "Lena",
     "Tom",
     "Hey Tom, good to see you! How have you been?",
