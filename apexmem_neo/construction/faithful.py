@@ -59,7 +59,8 @@ RELATIONS: Final = (
     "co-worker|boss|roommate|flatmate|kid|child|sibling|in-law|mate|buddy|pal|teammate|"
     "godmother|godfather|godson|goddaughter|stepmother|stepmom|stepmum|stepfather|stepdad|"
     "stepsister|stepbrother|stepson|stepdaughter|half-sister|half-brother|grandson|"
-    "granddaughter|housemate|classmate|workmate|landlord|landlady|mentor"
+    "granddaughter|housemate|classmate|workmate|landlord|landlady|mentor|nan|nana|nanna|"
+    "gran|granny|grandad|granddad|auntie|aunty|hubby|missus"
 )
 _RELATIVE_NAMED: Final = re.compile(
     r"\b(?:[Mm]y|[Oo]ur)\s+(?:(?:older|younger|little|big|best|old|new)\s+)?"
@@ -67,7 +68,8 @@ _RELATIVE_NAMED: Final = re.compile(
 )
 _LEFT_BEHIND: Final = (
     r"(?:is|are|was|'s)\s+(?:now\s+|officially\s+|firmly\s+|well\s+|all\s+)?behind\s+(?:me|us)|"
-    r"parted ways|(?:gave|given|giving)\s+notice|handed in my notice|(?:made|been) redundant|"
+    r"parted ways|(?:went|gone|go|going) (?:our|their|my|his|her) separate ways|"
+    r"(?:gave|given|giving)\s+notice|handed in my notice|(?:made|been) redundant|"
     r"let (?:me|him|her|them|us) go|(?:packed|packing) in|(?:got|been|was) sacked|"
     r"handed (?:[\w-]+ ){1,3}over|(?:gone|went) to a new (?:owner|home)|old news|"
     r"lost (?:my|his|her|their|our) (?:job|position|post|place)"

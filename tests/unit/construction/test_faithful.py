@@ -106,6 +106,7 @@ def test_a_relatives_news_without_i_is_theirs() -> None:
     assert third_party_owner("Our neighbour Kim Park bought a boat.", "Ana", "Ben") == "Kim Park"
     assert third_party_owner("I visited my brother Tomas in Oslo.", "Ana", "Ben") is None
     assert third_party_owner("I moved to Oslo.", "Ana", "Ben") is None
+    assert third_party_owner("My nan Ivy has gone to work for Acme.", "Ana", "Ben") == "Ivy"
 
 
 @pytest.mark.parametrize(
@@ -144,6 +145,8 @@ def test_a_turn_addresses_its_listener_by_you_or_name() -> None:
         ("the Civic", "I'm not gonna sell the Civic.", False),
         ("Acme", "Acme is officially behind me.", True),
         ("Oslo", "I gave notice on my place in Oslo.", True),
+        ("Acme", "I lost my job at Acme last month.", True),
+        ("Acme", "Last month I went my separate ways from Acme.", True),
     ],
 )
 def test_an_ending_is_said_only_where_it_is_not_denied(value: str, text: str, ends: bool) -> None:
