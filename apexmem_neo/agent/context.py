@@ -194,9 +194,9 @@ def computed_for_question(
     if asks_before(question):
         for change in changes:
             if names_value(question, change.new_value):
+                old, until = value_before(history, change.changed_at)
                 lines.append(
-                    f"{name} before {_value(change.new_value)}: {_value(change.old_value)} "
-                    f"(until {change.changed_at[:10]})"
+                    f"{name} before {_value(change.new_value)}: {_value(old)} (until {until[:10]})"
                 )
     if when:  # "when did X become Y": the date each mentioned value began
         lines += became_lines(name, history, question)
@@ -209,6 +209,17 @@ def computed_for_question(
         )
         lines.append(f"{name} changed {len(changes)} time(s)" + (f": {said}" if said else ""))
     return lines
+
+
+def value_before(history: Sequence[Any], moment: str) -> tuple[Any, str]:
+    """The last value ``history`` held before ``moment``, with when it stopped: the value a
+    change replaced, or, where an end came between ("I no longer rate X" and later "it's Y
+    now"), the value before that end, since "what was it before Y" asks for X."""
+    earlier = [f for f in history if f.t_from < moment]
+    for i in range(len(earlier) - 1, -1, -1):
+        if earlier[i].value is not None:
+            return earlier[i].value, earlier[i + 1].t_from if i + 1 < len(earlier) else moment
+    return None, moment
 
 
 def held_lines(name: str, history: Sequence[Any], time: QuestionTime) -> list[str]:

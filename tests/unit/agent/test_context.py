@@ -120,6 +120,21 @@ def test_computed_lines_answer_as_of_before_and_count(store: SQLiteGraphStore) -
     assert computed_for_question(view, "What is the weather?", []) == []  # nothing relevant
 
 
+def test_before_a_value_that_followed_an_end_is_the_value_that_ended(
+    store: SQLiteGraphStore,
+) -> None:
+    """ "I no longer rate Italian Garden", then "it's Sakura Sushi now": what she liked
+    before Sakura Sushi is Italian Garden, not the end between them."""
+    italian = store.history(ALICE, "favourite_restaurant")[0]
+    ended = italian.model_copy(update={"value": None, "t_from": "2024-02-10T00:00:00",
+                                       "fact_id": "e1"})  # fmt: skip
+    view = _view(store, [ended])
+    before = computed_for_question(view, "Which restaurant did she like before Sakura Sushi?", [])
+    assert before[0] == (
+        "Alice's favourite_restaurant before Sakura Sushi: Italian Garden (until 2024-02-10)"
+    )
+
+
 def test_a_span_that_held_one_value_gets_one_line(store: SQLiteGraphStore) -> None:
     view = _view(store)
     february = [QuestionTime("in February 2024", "2024-02-01", "2024-02-29")]
