@@ -35,6 +35,7 @@ from benchmarks.construction_quality.templates_d import FAMILY_D
 from benchmarks.construction_quality.templates_e import FAMILY_E
 from benchmarks.construction_quality.templates_f import FAMILY_F
 from benchmarks.construction_quality.templates_g import FAMILY_G
+from benchmarks.construction_quality.templates_h import FAMILY_H
 from benchmarks.construction_quality.truth import (
     ConceptTruth,
     Conversation,
@@ -55,12 +56,14 @@ FAMILIES: dict[str, Family] = {
     FAMILY_E.name: FAMILY_E,
     FAMILY_F.name: FAMILY_F,
     FAMILY_G.name: FAMILY_G,
+    FAMILY_H.name: FAMILY_H,
 }
 """Every template family by name: A and B (``templates``), C (``templates_c``, apart so it
 could be written without reading B), D (``templates_d``, written without reading B or C), E
 (``templates_e``, written without reading C), F (``templates_f``, written blind, without
-reading the library's rules) and G (``templates_g``, written blind the same way, after F),
-registered here so no template module imports another's families."""
+reading the library's rules), G (``templates_g``, written blind the same way, after F) and H
+(``templates_h``, written blind the same way, after G, in a texting register), registered here
+so no template module imports another's families."""
 
 
 @dataclass(frozen=True)
@@ -82,6 +85,7 @@ SETS: dict[str, SetSpec] = {
     "holdout3": SetSpec("E", 7, 4),
     "holdout4": SetSpec("F", 9, 4),
     "holdout5": SetSpec("G", 10, 4),
+    "holdout6": SetSpec("H", 11, 4),
 }
 """``tuning`` (templates A, seed 1) is what the construction may be tuned on; ``test``
 (templates B, seed 2) is read only for the final evaluation; ``holdout`` (templates C, seed 3,
@@ -93,7 +97,9 @@ blind to the engineers' tuning and is evaluated once; ``holdout4`` (templates F,
 same shape) was written blind, without reading the library's rules, after A, C, D and E had
 become tuning data, and is evaluated once; ``holdout5`` (templates G, seed 10, the same
 shape) was written blind, without reading the library's rules, after A to F had become tuning
-data, and is evaluated once; ``tiny`` is a smoke set."""
+data, and is evaluated once; ``holdout6`` (templates H, seed 11, the same shape) was written
+blind, without reading the library's rules, after A to G had become tuning data, and is
+evaluated once; ``tiny`` is a smoke set."""
 
 
 def relative_window(rel: RelativeTime, said: date) -> tuple[str, DateWindow]:

@@ -10,8 +10,10 @@ shape; written after C was evaluated, read only for the final evaluation), ``hol
 (templates E, seed 7, the same shape; written blind, evaluated once), ``holdout4``
 (templates F, seed 9, the same shape; written blind, without reading the library's rules,
 evaluated once), ``holdout5`` (templates G, seed 10, the same shape; written blind, without
-reading the library's rules, evaluated once) and ``tiny`` (4 turns, a smoke run). On the
-local model a set takes about 10 s per turn to build and 10-30 s per question.
+reading the library's rules, evaluated once), ``holdout6`` (templates H, seed 11, the same
+shape; written blind, without reading the library's rules, evaluated once) and ``tiny`` (4
+turns, a smoke run). On the local model a set takes about 10 s per turn to build and 10-30 s
+per question.
 
 Usage (from the repo root):
     .venv/bin/python -m benchmarks.construction_quality.run --set tuning --store sqlite \\
@@ -28,8 +30,9 @@ Resumable: the store keeps its checkpoint and answers are kept in ``<out>.answer
 ``construction_quality_holdout.json`` for the holdout set,
 ``construction_quality_holdout2.json`` for the holdout2 set,
 ``construction_quality_holdout3.json`` for the holdout3 set,
-``construction_quality_holdout4.json`` for the holdout4 set and
-``construction_quality_holdout5.json`` for the holdout5 set (no other set is published).
+``construction_quality_holdout4.json`` for the holdout4 set,
+``construction_quality_holdout5.json`` for the holdout5 set and
+``construction_quality_holdout6.json`` for the holdout6 set (no other set is published).
 
 ``--systems apexmem,mem0`` adds the Mem0 arm (``mem0_arm``; the ``bench-mem0`` extra), on the
 benchmark's own long-context llama-server (``mem0_server``) unless ``--mem0-api-base`` names
@@ -130,6 +133,15 @@ HELD_OUT: dict[str, HeldOut] = {
         "templates A, B, C, D, E and F (sets 'tuning', 'test', 'holdout', 'holdout2', "
         "'holdout3' and 'holdout4': each held-out set became a set to tune on once it had been "
         "evaluated); G was written blind, without reading the library's rules",
+    ),
+    "holdout6": HeldOut(
+        "construction_quality_holdout6.json",
+        "holdout templates H",
+        "the holdout6 set: templates H (written blind, without reading the library's rules, "
+        "evaluated once)",
+        "templates A, B, C, D, E, F and G (sets 'tuning', 'test', 'holdout', 'holdout2', "
+        "'holdout3', 'holdout4' and 'holdout5': each held-out set became a set to tune on once "
+        "it had been evaluated); H was written blind, without reading the library's rules",
     ),
 }
 """The sets whose runs are published, each to its own file."""

@@ -1,7 +1,7 @@
 """The construction-quality benchmark's generator: deterministic per seed, the template
-families (A tuning, B test, C holdout, D holdout2, E holdout3, F holdout4, G holdout5) share
-no phrasing, value or name, every template keeps to its placeholders and renders short, and
-every conversation's truth is consistent with its turns and questions."""
+families (A tuning, B test, C holdout, D holdout2, E holdout3, F holdout4, G holdout5, H
+holdout6) share no phrasing, value or name, every template keeps to its placeholders and
+renders short, and every conversation's truth is consistent with its turns and questions."""
 
 from __future__ import annotations
 
@@ -29,12 +29,13 @@ from benchmarks.construction_quality.templates_d import FAMILY_D
 from benchmarks.construction_quality.templates_e import FAMILY_E
 from benchmarks.construction_quality.templates_f import FAMILY_F
 from benchmarks.construction_quality.templates_g import FAMILY_G
+from benchmarks.construction_quality.templates_h import FAMILY_H
 from benchmarks.construction_quality.truth import sure_span, truth_problems
 
 SET_NAMES = sorted(SETS)
-ALL_FAMILIES = [FAMILY_A, FAMILY_B, FAMILY_C, FAMILY_D, FAMILY_E, FAMILY_F, FAMILY_G]
+ALL_FAMILIES = [FAMILY_A, FAMILY_B, FAMILY_C, FAMILY_D, FAMILY_E, FAMILY_F, FAMILY_G, FAMILY_H]
 FAMILY_IDS = [f.name for f in ALL_FAMILIES]
-FULL_SETS = ["tuning", "holdout", "holdout2", "holdout3", "holdout4", "holdout5"]
+FULL_SETS = ["tuning", "holdout", "holdout2", "holdout3", "holdout4", "holdout5", "holdout6"]
 
 
 @pytest.mark.parametrize("name", SET_NAMES)
@@ -121,14 +122,29 @@ def test_holdout5_is_family_g_shaped_like_holdout_and_shares_no_turn() -> None:
     assert holdout5.turns == holdout.turns
 
 
+def test_holdout6_is_family_h_shaped_like_holdout_and_shares_no_turn() -> None:
+    holdout6, holdout = generate("holdout6"), generate("holdout")
+    assert (holdout6.family, holdout6.seed, len(holdout6.conversations)) == ("H", 11, 4)
+    assert SETS["holdout6"].layout == "full"
+    texts = {t.text for c in holdout6.conversations for t in c.turns}
+    for other in ("tuning", "test", "holdout", "holdout2", "holdout3", "holdout4", "holdout5"):
+        assert texts.isdisjoint(t.text for c in generate(other).conversations for t in c.turns)
+    assert [len(c.turns) for c in holdout6.conversations] == [14] * 4
+    assert [len(c.questions) for c in holdout6.conversations] == [
+        len(c.questions) for c in holdout.conversations
+    ]
+    assert holdout6.turns == holdout.turns
+
+
 def test_families_are_registered_by_name() -> None:
-    assert {name: f.name for name, f in FAMILIES.items()} == {n: n for n in "ABCDEFG"}
+    assert {name: f.name for name, f in FAMILIES.items()} == {n: n for n in "ABCDEFGH"}
     assert {spec.family for spec in SETS.values()} <= set(FAMILIES)
     assert set(FAMILY_C.wordings) == set(FAMILY_A.wordings)
     assert set(FAMILY_D.wordings) == set(FAMILY_A.wordings)
     assert set(FAMILY_E.wordings) == set(FAMILY_A.wordings)
     assert set(FAMILY_F.wordings) == set(FAMILY_A.wordings)
     assert set(FAMILY_G.wordings) == set(FAMILY_A.wordings)
+    assert set(FAMILY_H.wordings) == set(FAMILY_A.wordings)
 
 
 def _phrases(family: Family) -> set[str]:
@@ -157,9 +173,9 @@ PAIRS = list(itertools.combinations(ALL_FAMILIES, 2))
 def test_families_share_no_template_phrasing(one: Family, two: Family) -> None:
     assert _phrases(one).isdisjoint(_phrases(two))
     assert _ngrams(one, 4).isdisjoint(_ngrams(two, 4))
-    # families C, D, E, F and G keep their third parties apart too (A and B were only held
-    # to the speakers)
-    third_parties = bool({"C", "D", "E", "F", "G"} & {one.name, two.name})
+    # families C, D, E, F, G and H keep their third parties apart too (A and B were only
+    # held to the speakers)
+    third_parties = bool({"C", "D", "E", "F", "G", "H"} & {one.name, two.name})
     assert _names(one, third_parties).isdisjoint(_names(two, third_parties))
     for concept in set(one.values) & set(two.values):
         assert set(one.values[concept]).isdisjoint(two.values[concept])
