@@ -5,8 +5,9 @@ phrasing, no value and no name, so a construction tuned on A meets B's words for
 time. Every template renders to a short line (well under 200 characters). Family C, the
 holdout set's, is in ``templates_c`` (written without reading B) and family D, the holdout2
 set's, in ``templates_d`` (written without reading B or C); family E, the holdout3 set's, is in
-``templates_e``, family F, the holdout4 set's, in ``templates_f`` and family G, the holdout5
-set's, in ``templates_g``; ``generator.FAMILIES`` holds all seven.
+``templates_e``, family F, the holdout4 set's, in ``templates_f``, family G, the holdout5
+set's, in ``templates_g`` and family H, the holdout6 set's, in ``templates_h``;
+``generator.FAMILIES`` holds all eight.
 
 Placeholders: {value} the new value, {old} the earlier one, {when}/{When} a relative time,
 {name}/{rel} a third party and the relation, {p} the person a question is about, {date} an
