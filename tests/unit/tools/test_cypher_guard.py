@@ -125,3 +125,23 @@ def test_tokens_hide_strings_and_comments() -> None:
     toks = tokens("MATCH (n) // CREATE\nWHERE n.a = 'DELETE' /* SET */ RETURN `MERGE`")
     words = [t.text for t in toks if t.kind == "word"]
     assert words == ["MATCH", "n", "WHERE", "n", "a", "RETURN"]
+
+
+@pytest.mark.parametrize(
+    "query",
+    [
+        "MATCH (n)\u00a0DETACH\u00a0DELETE\u00a0n",
+        "MATCH (n:Entity)\u3000SET n.x = 1",
+        "MATCH (n:Entity)\u2028CREATE (:X)",
+        "RETURN 1 AS x\u2014CREATE (:X)",
+    ],
+)
+def test_unicode_spaces_and_dashes_split_tokens_as_neo4j_does(query: str) -> None:
+    """Neo4j reads these as a write (its EXPLAIN says query type "w"): a lexer that took a
+    Unicode space or dash for a letter of a name would let the clause through."""
+    with pytest.raises(ToolError):
+        check_cypher(query)
+
+
+def test_a_line_comment_ends_at_a_carriage_return() -> None:
+    assert check_cypher("MATCH (n) // CREATE\rRETURN n").endswith("RETURN n")
