@@ -7,8 +7,9 @@ from questions whose answers are known, saved with DSPy's own ``save`` as JSON:
 ``Memory.optimize``), and ``AgentConfig.answer_program`` names the one to use. None ships:
 on the local default model compiled demonstrations did not beat none and made the prompt
 several times longer (the CHANGELOG has the comparison).
-``load_compiled`` loads a compiled program of any kind (the ReAct loop's and the query mode's
-too) into a fresh one, refusing a file compiled for other instructions.
+``load_compiled`` (``apexmem_neo.llm.programs``) loads a compiled program of any kind (the
+ReAct loop's, the query mode's and the extraction's too) into a fresh one, refusing a file
+compiled for other instructions.
 """
 
 from __future__ import annotations
@@ -23,6 +24,7 @@ import dspy
 
 from apexmem_neo.agent.signatures import AnswerFromContext
 from apexmem_neo.errors import ApexMemError
+from apexmem_neo.llm.programs import load_compiled
 
 Optimizer = Literal["labeled", "bootstrap"]
 ANSWER_INPUTS = ("question", "question_date", "time_hints", "context")
@@ -52,32 +54,6 @@ def load_answer_program(path: str | Path | None) -> AnswerProgram:
         load_compiled(program, file)
     except ApexMemError as exc:
         raise ApexMemError(f"{file} is not a compiled answer program: {exc}") from exc
-    return program
-
-
-def signatures_of(program: dspy.Module) -> dict[str, Any]:
-    """Each predictor's instructions and field descriptions: a program without its demos."""
-    return {name: p.signature.dump_state() for name, p in program.named_predictors()}
-
-
-def load_compiled(program: dspy.Module, path: str | Path) -> dspy.Module:
-    """``program`` with the demonstrations saved at ``path`` (DSPy's ``save``), loaded with
-    DSPy's ``load``. A file whose instructions or fields differ from ``program``'s own was
-    compiled for another prompt (other tools, an older signature) and is refused, since
-    loading it would also replace the program's words with the stale ones."""
-    file = Path(path)
-    if not file.is_file():
-        raise ApexMemError(f"no compiled program at {file}")
-    expected = signatures_of(program)
-    try:
-        program.load(str(file))
-    except Exception as exc:  # a file of another program or a broken one: name it
-        raise ApexMemError(f"{file} is not a compiled program of this kind: {exc}") from exc
-    if signatures_of(program) != expected:
-        raise ApexMemError(
-            f"{file} was compiled for another prompt (its instructions or fields differ from "
-            "the program's own): compile it again"
-        )
     return program
 
 

@@ -26,7 +26,6 @@ from typing import Any, Final
 import dspy
 
 from apexmem_neo.agent.models import AgentConfig, TraceStep
-from apexmem_neo.agent.programs import load_compiled
 from apexmem_neo.agent.react_loop import LoopOutcome, timed
 from apexmem_neo.agent.signatures import (
     EVIDENCE_DESC,
@@ -36,6 +35,7 @@ from apexmem_neo.agent.signatures import (
 )
 from apexmem_neo.errors import ApexMemError
 from apexmem_neo.llm.failures import raise_if_fatal
+from apexmem_neo.llm.programs import load_compiled
 from apexmem_neo.tools.result import Tool, ToolResult
 
 QUERY_TOOL: Final = "GraphQuery"

@@ -29,9 +29,9 @@ from typing import Any, Literal
 import dspy
 
 from apexmem_neo.agent.models import AgentConfig, StepPhase, TraceStep
-from apexmem_neo.agent.programs import load_compiled
 from apexmem_neo.agent.signatures import AnswerWithTools
 from apexmem_neo.llm.failures import raise_if_fatal
+from apexmem_neo.llm.programs import load_compiled
 
 logger = logging.getLogger(__name__)
 

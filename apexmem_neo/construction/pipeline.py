@@ -25,6 +25,7 @@ import uuid
 from collections.abc import Callable, Sequence
 from concurrent.futures import Future, ThreadPoolExecutor
 from datetime import UTC, datetime
+from pathlib import Path
 from typing import Any, Literal
 
 from pydantic import BaseModel, Field
@@ -38,6 +39,7 @@ from apexmem_neo.construction.merge import TurnMerge
 from apexmem_neo.construction.resolver import MERGE_THRESHOLD, Resolver
 from apexmem_neo.llm.extract_compact import ExtractCompact
 from apexmem_neo.llm.extract_event import ExtractedEvent, ExtractEvent
+from apexmem_neo.llm.programs import load_compiled
 from apexmem_neo.ontology import GraphBatch
 from apexmem_neo.ontology.lexicon import offered_properties
 from apexmem_neo.search.protocol import Embedder
@@ -54,6 +56,10 @@ class PipelineConfig(BaseModel):
     retry_failed: bool = False
     demos: bool = True
     extraction: Literal["compact", "full"] = "compact"
+    extraction_program: Path | None = None
+    """A compiled extraction program (DSPy JSON of the chosen extractor, its demos chosen for
+    a model and its data) loaded in place of the built-in demos; refused when it was
+    compiled for another prompt."""
 
 
 class TurnReport(BaseModel):
@@ -145,6 +151,10 @@ class ConstructionPipeline:
         self.runner = LLMRunner(lm, adapter, self.config.max_attempts, ledger=self.ledger)
         self.compact_extractor = ExtractCompact(demos=self.config.demos)
         self.full_extractor = ExtractEvent(demos=self.config.demos)
+        if self.config.extraction_program is not None:
+            full = self.config.extraction == "full"
+            extractor = self.full_extractor if full else self.compact_extractor
+            load_compiled(extractor, self.config.extraction_program)
         self.embedder = embedder
         self._resolvers: dict[str, Resolver] = {}
         self._contexts: dict[str, list[tuple[str, str]]] = {}

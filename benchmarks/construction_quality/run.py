@@ -166,6 +166,12 @@ def _args(argv: list[str] | None) -> argparse.Namespace:
     p.add_argument("--mem0-api-base", default=None, help=mem0_help)
     p.add_argument("--mem0-store", type=Path, default=None, help="the Mem0 arm's directory")
     p.add_argument(
+        "--extraction-program",
+        type=Path,
+        default=None,
+        help="a compiled extraction program for apexmem's construction (demos.py makes one)",
+    )
+    p.add_argument(
         "--note",
         default="",
         help="with --publish: a sentence added to the notes "
@@ -295,7 +301,7 @@ def _system(name: str, args: argparse.Namespace, stores: dict[str, Path], data: 
     if name == "mem0":
         return Mem0(stores["mem0"], args.mem0_api_base, fresh=args.fresh)
     system = ApexMem(args.store, stores["apexmem"], f"construction_quality_{data.name}",
-                     fresh=args.fresh)  # fmt: skip
+                     fresh=args.fresh, extraction_program=args.extraction_program)  # fmt: skip
     if args.fresh and args.store == "neo4j":
         system.forget(data)
     return system

@@ -13,6 +13,7 @@ from pathlib import Path
 from typing import Any, Protocol
 
 from apexmem_neo import Memory
+from apexmem_neo.construction import PipelineConfig
 from apexmem_neo.memory import NothingToForgetError, UnknownEntityError
 from benchmarks.construction_quality.questions import Read
 from benchmarks.construction_quality.scoring import FactRow, ReadResult
@@ -60,12 +61,21 @@ class ApexMem:
     name = "apexmem"
     unsupported: dict[str, str] = {}
 
-    def __init__(self, store: str, db: Path, namespace: str, fresh: bool = False) -> None:
+    def __init__(
+        self,
+        store: str,
+        db: Path,
+        namespace: str,
+        fresh: bool = False,
+        extraction_program: Path | None = None,
+    ) -> None:
         if fresh:
             _remove(store, db)
         db.parent.mkdir(parents=True, exist_ok=True)
         self.memory = Memory.from_settings(store=store, db=db, index_name=namespace)
         self.model = str(getattr(self.memory.lm, "model", None))
+        self.pipeline = PipelineConfig(extraction_program=extraction_program)
+        self.config = {"extraction_program": str(extraction_program)} if extraction_program else {}
 
     def forget(self, data: DataSet) -> None:
         """Erase the set's conversations (a fresh run on a shared Neo4j)."""
@@ -78,7 +88,7 @@ class ApexMem:
     def ingest(self, data: DataSet, jsonl: Path) -> dict[str, Any]:
         """Ingest the set (turns already done are skipped), then the cost of every
         construction run this store's checkpoint holds."""
-        self.memory.ingest_file(jsonl, on_turn=print_progress)
+        self.memory.ingest_file(jsonl, config=self.pipeline, on_turn=print_progress)
         cost = construction_cost(self.memory.checkpoint)
         turns = cost["turns"] or 1.0
         return {

@@ -23,9 +23,9 @@ from typing import Any, Final
 import dspy
 from dspy.utils.callback import BaseCallback
 
-from apexmem_neo.agent.programs import load_compiled
 from apexmem_neo.agent.react_loop import token_total
 from apexmem_neo.llm import SchemaJSONAdapter
+from apexmem_neo.llm.programs import load_compiled
 from apexmem_neo.query.backend import SchemaInfo
 from apexmem_neo.tools import QueryBackend, QueryLimits, QueryResult, ToolError
 from apexmem_neo.tools.compact_schema import compact_schema
