@@ -15,7 +15,7 @@ import pytest
 
 from apexmem_neo.construction.checkpoint import Checkpoint
 from apexmem_neo.construction.loaders import TurnInput
-from apexmem_neo.construction.pipeline import ConstructionPipeline
+from apexmem_neo.construction.pipeline import ConstructionPipeline, PipelineConfig
 from apexmem_neo.llm import make_lm
 from apexmem_neo.ontology.ids import entity_id
 from apexmem_neo.store.protocol import FactRecord
@@ -246,3 +246,31 @@ def test_a_job_the_speaker_lost_is_theirs_and_not_current(lm_api_base: str, tmp_
     for job in ("employer", "occupation", "job", "job_title"):
         current = store.current(ALICE, job)
         assert current is None or current.value != "Marlow Couriers", values(mine)
+
+
+@pytest.mark.timeout(1800)
+def test_a_compiled_extraction_program_builds_through_the_model(
+    lm_api_base: str, tmp_path: Path
+) -> None:
+    """Demos drawn from a generated set, loaded as the extraction program: the model is asked
+    with them and a job said plainly lands on the employer."""
+    from benchmarks.construction_quality.demos import compile_program
+
+    program = tmp_path / "extraction.json"
+    count = compile_program(["tuning"], per_kind=1, seed=1, out=program)
+    path = tmp_path / "compiled.sqlite"
+    store, checkpoint = SQLiteGraphStore(path), Checkpoint(path)
+    store.init_schema()
+    checkpoint.open()
+    lm = make_lm(MODEL, lm_api_base, "local", max_tokens=800)
+    pipeline = ConstructionPipeline(
+        store, checkpoint, lm, PipelineConfig(extraction_program=program)
+    )
+    assert len(pipeline.compact_extractor.predict.demos) == count
+    stats = pipeline.ingest([turn("I work at Brightwater Bank these days.", "2024-01-10T10:00:00")])
+    checkpoint.close()
+    assert stats.turns_failed == 0 and stats.llm_calls == 1
+    current = store.current(ALICE, "employer")
+    assert current is not None and current.value == "Brightwater Bank", values(
+        facts_of(store, ALICE)
+    )
