@@ -11,7 +11,7 @@ from __future__ import annotations
 import json
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Annotated, Literal
+from typing import Annotated
 
 import typer
 from rich.progress import Progress, TaskID
@@ -113,7 +113,7 @@ def run_ingest(
 def ingest(
     path: Annotated[Path, typer.Argument(help="A conversation .json or a .jsonl turn stream.")],
     fmt: Annotated[
-        Literal["auto", "locomo", "jsonl"],
+        InputFormat,
         typer.Option("--format", help="Input format (see construction.loaders)."),
     ] = "auto",
     scope: Annotated[

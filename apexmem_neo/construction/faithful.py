@@ -391,17 +391,20 @@ def third_party_owner(
     return others[0] if len(set(others)) == 1 else None
 
 
+def _clauses_saying(value: object, text: str) -> list[str]:
+    spans = _value_spans(str(value), text) if value is not None else []
+    return [_clause(text, s, e) for s, e in spans]
+
+
 def value_clauses(value: object, text: str) -> list[str]:
     """The clauses of ``text`` that say ``value``, or the whole text when it is not said."""
-    spans = _value_spans(str(value), text) if value is not None else []
-    return [_clause(text, s, e) for s, e in spans] or [text]
+    return _clauses_saying(value, text) or [text]
 
 
 def said_of_self(value: object, text: str, listener: str | None) -> bool:
     """Whether every clause that says ``value`` speaks in the first person and not to or of
     the listener ("Sorry about your job, Bob! I lost my job at X too": X is the speaker's)."""
-    spans = _value_spans(str(value), text)
-    clauses = [_clause(text, s, e) for s, e in spans]
+    clauses = _clauses_saying(value, text)
     return bool(clauses) and all(first_person(c) and not addressed(c, listener) for c in clauses)
 
 

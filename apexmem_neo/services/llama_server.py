@@ -313,7 +313,7 @@ class LlamaServerService(LocalService):
 
     def __init__(self, home: Path, host: str, port: int) -> None:
         super().__init__(home, host, port)
-        self.marker = str(self.binary_path)  # only our cached build has this path
+        self.marker = str(self.model_path)  # our build serving this model: one per service
 
     @property
     def cache_dir(self) -> Path:

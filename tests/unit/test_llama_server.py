@@ -155,6 +155,10 @@ def test_launch_argv_carries_the_marker(tmp_path: Path) -> None:
         assert argv[argv.index(flag) + 1] == value
     assert "--jinja" in argv
     assert PidFile(tmp_path / "x.pid", service.marker).marker == service.marker
+    small = SmallLlamaServerService(tmp_path, "127.0.0.1", 18082)
+    assert small.binary_path == service.binary_path  # one build serves both models
+    assert small.marker != service.marker  # but each PID file knows its own server
+    assert small.marker in " ".join(small.launch_spec().argv)
 
 
 def test_find_source_tree_picks_the_llama_cpp_project(tmp_path: Path) -> None:

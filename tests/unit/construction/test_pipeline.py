@@ -54,6 +54,18 @@ def pipeline(
     return ConstructionPipeline(store, checkpoint, lm, settings, ADAPTER), lm
 
 
+BOB = entity_id(EntityType.PERSON.value, "Bob", SCOPE)
+
+
+def said_to_bob(
+    store: SQLiteGraphStore, checkpoint: Checkpoint, text: str, facts: list[dict[str, Any]]
+) -> None:
+    """Alice says ``text`` to Bob, and the model answers ``facts``."""
+    people = [("Alice", "Person", "Speaker"), ("Bob", "Person", "Listener")]
+    pipe, _ = pipeline(store, checkpoint, {key(text): event(people, facts)})
+    pipe.ingest([turn(text, JAN, 0, 1)])
+
+
 def alice_turns() -> list[TurnInput]:
     return [turn(T1, JAN, 0, 1), turn(T2, MAR, 0, 2)]
 
@@ -580,8 +592,7 @@ def test_a_reaction_named_after_the_turn_before_becomes_a_remark(
     pipe.ingest([turn(news, JAN, 0), turn(reply, JAN, 1, speaker="Bob")])
     types = {e.turn_id: e.event_type for e in store.page(EVENTS, scope=SCOPE).items}
     assert sorted(types.values()) == ["hobby_change", "remark"]
-    bob = entity_id(EntityType.PERSON.value, "Bob", SCOPE)
-    assert store.history(bob, "hobby") == []
+    assert store.history(BOB, "hobby") == []
 
 
 def test_a_personal_attribute_filed_on_its_value_is_the_speakers(
@@ -822,17 +833,9 @@ def test_a_fact_filed_on_the_listener_is_the_speakers_when_the_turn_says_my(
     """What the local model gave for "If you're asking my all-time favorite restaurant, it's
     X" (said to Bob): Bob.favourite_restaurant = X."""
     text = "If you're asking my all-time favorite restaurant, it's Thai Orchid."
-    answers = {
-        key(text): event(
-            [("Alice", "Person", "Speaker"), ("Bob", "Person", "Listener")],
-            [fact("Bob", "favourite_restaurant", "Thai Orchid", text)],
-        )
-    }
-    pipe, _ = pipeline(store, checkpoint, answers)
-    pipe.ingest([turn(text, JAN, 0, 1)])
+    said_to_bob(store, checkpoint, text, [fact("Bob", "favourite_restaurant", "Thai Orchid", text)])
     assert [f.value for f in store.history(ALICE, "favourite_restaurant")] == ["Thai Orchid"]
-    bob = entity_id(EntityType.PERSON.value, "Bob", SCOPE)
-    assert store.history(bob, "favourite_restaurant") == []
+    assert store.history(BOB, "favourite_restaurant") == []
 
 
 def test_a_correction_the_model_gave_no_fact_for_replaces_the_value_it_takes_back(
@@ -883,16 +886,8 @@ def test_the_listeners_job_beside_the_speakers_own_is_the_speakers(
     """What the local model gave for "Sorry about your job, Bob! I also lost my job at X":
     Bob.job_title = X. The clause that says X says "my job"; the speaker lost it."""
     text = "Sorry about your job Bob, that's hard! Sadly I also lost my job at Door Dash."
-    answers = {
-        key(text): event(
-            [("Alice", "Person", "Speaker"), ("Bob", "Person", "Listener")],
-            [fact("Bob", "job_title", "Door Dash", text)],
-        )
-    }
-    pipe, _ = pipeline(store, checkpoint, answers)
-    pipe.ingest([turn(text, JAN, 0, 1)])
-    bob = entity_id(EntityType.PERSON.value, "Bob", SCOPE)
-    assert store.history(bob, "occupation") == []
+    said_to_bob(store, checkpoint, text, [fact("Bob", "job_title", "Door Dash", text)])
+    assert store.history(BOB, "occupation") == []
     history = store.history(ALICE, "occupation")
     assert [f.value for f in history] == ["Door Dash", None]  # held until the turn, then ended
     assert (
@@ -928,14 +923,11 @@ def test_a_value_said_with_i_and_filed_on_the_listener_too_is_the_speakers_alone
     """What the local model gave for "Sorry about your job, Bob! I lost my job at X last
     month too": job_loss = X on both speakers."""
     text = "Oh no, sorry about your job Bob! Sadly I lost my job at Marlow Couriers too."
-    answers = {
-        key(text): event(
-            [("Alice", "Person", "Speaker"), ("Bob", "Person", "Listener")],
-            [fact(who, "job_loss", "Marlow Couriers", text) for who in ("Bob", "Alice")],
-        )
-    }
-    pipe, _ = pipeline(store, checkpoint, answers)
-    pipe.ingest([turn(text, JAN, 0, 1)])
-    bob = entity_id(EntityType.PERSON.value, "Bob", SCOPE)
-    assert store.history(bob, "job_loss") == []
+    said_to_bob(
+        store,
+        checkpoint,
+        text,
+        [fact(who, "job_loss", "Marlow Couriers", text) for who in ("Bob", "Alice")],
+    )
+    assert store.history(BOB, "job_loss") == []
     assert [f.value for f in store.history(ALICE, "job_loss")] == ["Marlow Couriers"]
