@@ -57,7 +57,7 @@ from apexmem_neo.construction.grounding import (
     not_in_future,
 )
 from apexmem_neo.construction.job_facts import organisation_test, repair_job_facts
-from apexmem_neo.construction.loaders import TurnInput
+from apexmem_neo.construction.loaders import PHOTO_MARKUP, TurnInput
 from apexmem_neo.construction.resolver import Resolver
 from apexmem_neo.llm.extract_event import ExtractedEvent, ExtractedFact
 from apexmem_neo.ontology import (
@@ -913,6 +913,8 @@ def _noise(fact: ExtractedFact) -> str | None:
         return f"{fact.property!r} is a speech act, not a property of {fact.subject!r}"
     if isinstance(fact.value, str) and normalize_text(fact.value) in NO_VALUE:
         return f"the value {fact.value!r} says there is no value"
+    if isinstance(fact.value, str) and PHOTO_MARKUP[1:] in fact.value.casefold():
+        return f"the value {fact.value!r} is the photo's markup, not something said"
     return None
 
 

@@ -501,6 +501,28 @@ def test_speech_acts_and_empty_values_are_dropped_with_a_reason(
     assert stats.facts_dropped == 3
 
 
+def test_a_value_quoting_the_photo_markup_is_dropped(
+    store: SQLiteGraphStore, checkpoint: Checkpoint
+) -> None:
+    """What the local model stored on LOCOMO: dance_routines = "[shares a photo of a group of
+    women doing a dance routine]", the loader's markup, beside a value the turn says."""
+    text = "I teach contemporary now. [shares a photo: a group of women doing a dance routine]"
+    answer = event(
+        [("Jon", "Person", "Speaker")],
+        [
+            fact("Jon", "dance_routines", "[shares a photo of a group of women]", "I teach"),
+            fact("Jon", "dance_style", "contemporary", "I teach contemporary now."),
+        ],
+    )
+    pipe, _ = pipeline(store, checkpoint, {key(text): answer})
+    pipe.ingest([turn(text, JAN, speaker="Jon")])
+    jon = entity_id(EntityType.PERSON.value, "Jon", SCOPE)
+    assert store.history(jon, "dance_routines") == []
+    assert [f.value for f in store.history(jon, "dance_style")] == ["contemporary"]
+    dropped = [d for d in checkpoint.decisions() if d.kind == "dropped"]
+    assert "photo's markup" in dropped[0].rationale
+
+
 def test_two_scopes_resolve_apart_each_mom_keeps_her_own_city(
     store: SQLiteGraphStore, checkpoint: Checkpoint
 ) -> None:
