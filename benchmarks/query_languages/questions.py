@@ -7,13 +7,14 @@ of the gold is typed by hand.
 
 Kinds: entity_lookup (current value), join (a value naming another entity, then that
 entity's fact), aggregate (counts), temporal_arithmetic (days between changes, salary
-differences), as_of (value at a date), when_changed (date of a change).
+differences), as_of (value at a date), when_changed (date of a change). Other question sets
+(``real_questions``) bring their own drafts and reuse the ops and ``questions_from_drafts``.
 """
 
 from __future__ import annotations
 
 import random
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from datetime import date, timedelta
 from itertools import pairwise
 from typing import Any, Final, Literal
@@ -43,6 +44,8 @@ class Spec(BaseModel):
     at2: str | None = None
     value: str | None = None
     entity_ids: list[str] = []
+    then_property: str = ""
+    """A join's second hop: the property read on the entity that the first value names."""
 
 
 class Question(BaseModel):
@@ -97,12 +100,17 @@ def _salary_diff(store: GraphStore, s: Spec) -> str:
     return str(int(second.value) - int(first.value))
 
 
+def _named_fact(store: GraphStore, s: Spec, prop: str, then_property: str) -> str:
+    """The current ``then_property`` of the one entity that ``prop``'s value at ``s.at`` names."""
+    named = _need(store.as_of(s.entity_id, prop, s.at or ""), s)
+    found = store.find_entities(str(named.value))
+    if len(found) != 1:
+        raise GoldError(f"{prop} {named.value!r} names {len(found)} entities")
+    return str(_need(store.current(found[0].entity_id, then_property, QUESTION_DATE), s).value)
+
+
 def _employer_city(store: GraphStore, s: Spec) -> str:
-    employer = _need(store.as_of(s.entity_id, "employer", s.at or ""), s)
-    companies = store.find_entities(str(employer.value))
-    if len(companies) != 1:
-        raise GoldError(f"employer {employer.value!r} names {len(companies)} entities")
-    return str(_need(store.current(companies[0].entity_id, "headquarters_city"), s).value)
+    return _named_fact(store, s, "employer", "headquarters_city")
 
 
 def _count_current(store: GraphStore, s: Spec) -> str:
@@ -129,7 +137,11 @@ OPS: Final[dict[str, Callable[[GraphStore, Spec], str]]] = {
     "count_changes": lambda st, s: str(len(st.changes(s.entity_id, s.property))),
     "employer_city": _employer_city,
     "count_current": _count_current,
+    "days_until_change": _duration,
+    "named_current": lambda st, s: _named_fact(st, s, s.property, s.then_property),
 }  # fmt: skip
+"""Op -> its gold. ``days_until_change`` is ``duration_days`` for facts at any time of day
+(its reference queries count calendar days); ``named_current`` is the general join."""
 
 
 def answer_for(store: GraphStore, spec: Spec) -> str:
@@ -218,9 +230,17 @@ def build_questions(
 ) -> list[Question]:
     """Up to ``per_kind`` questions of each kind, interleaved by kind (so any prefix mixes
     kinds), gold answers computed through ``store`` (which must hold ``batch``)."""
+    return questions_from_drafts(_drafts(batch), store, seed, per_kind)
+
+
+def questions_from_drafts(
+    drafts: Iterable[Draft], store: GraphStore, seed: int, per_kind: int, tag: str = ""
+) -> list[Question]:
+    """Up to ``per_kind`` of ``drafts`` of each kind, drawn with ``seed`` and interleaved by
+    kind, gold answers computed through ``store``; qids start with ``tag``."""
     rng = random.Random(seed)
     by_kind: dict[Kind, list[Draft]] = {k: [] for k in KINDS}
-    for draft in _drafts(batch):
+    for draft in drafts:
         by_kind[draft[0]].append(draft)
     chosen = {k: _pick(rng, drafts, per_kind) for k, drafts in by_kind.items()}
     out: list[Question] = []
@@ -228,7 +248,7 @@ def build_questions(
         for kind in KINDS:
             if i < len(chosen[kind]):
                 _, atype, text, spec = chosen[kind][i]
-                qid = f"q{len(out):03d}_{kind}"
+                qid = f"{tag}q{len(out):03d}_{kind}"
                 gold = answer_for(store, spec)
                 out.append(Question(qid=qid, kind=kind, text=text, answer_type=atype,
                                     spec=spec, gold=gold))  # fmt: skip

@@ -9,15 +9,18 @@ integration tests check every reference query of every train question against it
 
 The facts' times are midnight ``YYYY-MM-DDT00:00:00``, and a person's consecutive values always
 differ, so "a change" is any fact after the first, and "on a date" is any time up to the end
-of that day.
+of that day. The ops of a real memory's questions (``real_questions``), whose facts sit at
+turn times, count calendar days (``days_until_change``) and join on any property
+(``named_current``); the questions chosen there are those on which these queries and the
+store's temporal rules cannot disagree.
 """
 
 from __future__ import annotations
 
-import json
 from collections.abc import Mapping
 from typing import Final
 
+from apexmem_neo.ontology.ids import canonical_json
 from apexmem_neo.query.backend import Language, QueryBackend, QueryLimits, QueryResult
 from apexmem_neo.query.cypher.quoting import string as cypher_string
 from benchmarks.query_languages.judge import is_correct
@@ -68,6 +71,16 @@ SQL: Final[dict[str, str]] = {
     "count_current": "SELECT COUNT(*) AS answer FROM facts f WHERE f.property = {property} "
     "AND f.value_json = {value} AND f.t_from = (SELECT MAX(g.t_from) FROM facts g "
     "WHERE g.entity_id = f.entity_id AND g.property = f.property)",
+    "days_until_change": "SELECT julianday(substr(n.t_from, 1, 10)) - "
+    f"julianday(substr(f.t_from, 1, 10)) AS answer {_ENTITY_FACTS} JOIN facts n "
+    "ON n.entity_id = f.entity_id AND n.property = f.property "
+    "AND substr(n.t_from, 1, 10) > substr(f.t_from, 1, 10) AND n.value_json <> f.value_json "
+    f"WHERE {_WHO_WHAT} AND f.value_json = {{value}} AND {_NOT_FIRST} "
+    "ORDER BY f.t_from, n.t_from LIMIT 1",
+    "named_current": f"SELECT h.value_json AS answer {_ENTITY_FACTS} "
+    "JOIN entities c ON f.value_json = '\"' || c.name || '\"' "
+    "JOIN facts h ON h.entity_id = c.entity_id AND h.property = {then_property} "
+    f"WHERE {_WHO_WHAT} AND f.t_from <= {{at}} ORDER BY f.t_from DESC, h.t_from DESC LIMIT 1",
 }
 """SQLite SQL per op; the same text runs through the shim on Neo4j."""
 
@@ -101,6 +114,15 @@ CYPHER: Final[dict[str, str]] = {
     "count_current": "MATCH (f:Fact {{property: {property}}})-[:ABOUT]->(e:Entity) "
     "WITH e, f ORDER BY f.t_from DESC WITH e, collect(f)[0] AS latest "
     "WHERE latest.value_json = {value} RETURN count(e) AS answer",
+    "days_until_change": f"{_FACTS_OF} WHERE f.value_json = {{value}} AND {_HAD_BEFORE} "
+    "MATCH (n:Fact {{property: {property}}})-[:ABOUT]->(e) "
+    "WHERE substring(n.t_from, 0, 10) > substring(f.t_from, 0, 10) "
+    "AND n.value_json <> f.value_json RETURN duration.inDays(date(substring(f.t_from, 0, 10)), "
+    "date(substring(n.t_from, 0, 10))).days AS answer ORDER BY f.t_from, n.t_from LIMIT 1",
+    "named_current": f"{_FACTS_OF} WHERE f.t_from <= {{at}} WITH f ORDER BY f.t_from DESC "
+    "LIMIT 1 MATCH (h:Fact {{property: {then_property}}})-[:ABOUT]->(c:Entity) "
+    "WHERE f.value_json = '\"' + c.name + '\"' "
+    "RETURN h.value_json AS answer ORDER BY h.t_from DESC LIMIT 1",
 }
 """Cypher per op over the labels the Cypher arms see."""
 
@@ -114,13 +136,15 @@ def sql_string(value: str) -> str:
 
 def value_json(prop: str, value: str) -> str:
     """``value`` as the canonical JSON text the facts' ``value_json`` holds."""
-    return json.dumps(int(value) if prop in INT_PROPERTIES else value)
+    return canonical_json(int(value) if prop in INT_PROPERTIES else value)
 
 
 def _fields(question: Question, names: Mapping[str, str]) -> dict[str, str]:
     """The template fields of ``question`` as plain (unquoted) text."""
     spec = question.spec
     out = {"property": spec.property, "name": names.get(spec.entity_id, "")}
+    if spec.then_property:
+        out["then_property"] = spec.then_property
     if spec.at:
         out["at"] = spec.at[:10] + END_OF_DAY
     if spec.at2:
