@@ -249,11 +249,20 @@ def check_train_only(
     if foreign:
         raise LeakError(f"{directory}: demos {foreign} are not train questions of this set "
                         f"(compiled for gold seeds {manifest.gold_seeds}?)")  # fmt: skip
-    banned = held_out_words(questions, names)
-    tests = {q.text for q in select(questions, "test")}
-    for arm in manifest.files:
-        for text in demo_strings(directory, arm):
-            leaked = words_in(text, banned) + [t for t in tests if t in text]
-            if leaked:
-                raise LeakError(f"{directory}: a {arm} demo names test subjects {leaked}")
+    tests = [q.text for q in select(questions, "test")]
+    check_unseen(directory, held_out_words(questions, names), tests, "test subjects")
     return manifest
+
+
+def check_unseen(
+    directory: Path, names: Iterable[str], texts: Iterable[str], what: str = "the asked"
+) -> None:
+    """Check that no demo of ``directory`` names one of ``names`` (whole words) or holds one
+    of the question ``texts``; also the check for a question set the demos were not drawn
+    from (a real memory's)."""
+    banned, asked = set(names), set(texts)
+    for arm in read_manifest(directory).files:
+        for text in demo_strings(directory, arm):
+            leaked = words_in(text, banned) + [t for t in asked if t in text]
+            if leaked:
+                raise LeakError(f"{directory}: a {arm} demo names {what} {leaked}")

@@ -25,6 +25,13 @@ other than the study's, and replaces study nodes of another gold graph (other se
 ``--delete-after`` removes the gold nodes. The model comes from APEXMEM_LM /
 APEXMEM_LM_API_BASE (the local Qwen2.5-Coder-1.5B-Instruct Q4_K_M by default).
 
+Real memory: ``--real-memory DIR`` asks the questions that ``real_memory`` wrote to DIR over
+its graph (a memory construction built) instead of the generated set, with the same arms.
+That set has no train split, so it runs whole (``--split all``) and the demos still come from
+the generated train split; the run checks that no demo names an entity of the real graph,
+and the record says where the questions came from (``real_memory``). The SQLite copy and the
+default ``--out`` live in DIR.
+
 Few-shot: every arm carries its compiled demos from the train split (``fewshot``; written by
 ``compile`` to ``compiled/s<seeds>/``, or ``--compiled DIR``), after a check that none of them
 touches the run's test split; ``--zero-shot`` runs without them. Each record says which
@@ -68,14 +75,22 @@ from benchmarks.query_languages.fewshot import (
     MANIFEST,
     LeakError,
     check_train_only,
+    check_unseen,
     compiled_dir,
     read_examples,
     read_manifest,
 )
-from benchmarks.query_languages.generate import QUESTIONS, generate_seeds, load_gold, load_questions
+from benchmarks.query_languages.generate import (
+    GOLD_GRAPH,
+    QUESTIONS,
+    generate_seeds,
+    load_gold,
+    load_questions,
+)
 from benchmarks.query_languages.gold import DEFAULT_SEED, PREFIX, people_names
 from benchmarks.query_languages.metrics import PROGRAMS, QuestionRecord
 from benchmarks.query_languages.questions import Question
+from benchmarks.query_languages.real_memory import SOURCE, load_source
 from benchmarks.query_languages.split import SPLITS, Split, select, split_sizes
 from benchmarks.query_languages.stats import RESAMPLES, SEED, model_figures
 from benchmarks.query_languages.tables import markdown, print_tables
@@ -83,6 +98,7 @@ from benchmarks.query_languages.text2cypher import Text2CypherArm
 from benchmarks.query_languages.text2sql import Text2SQLArm, text2sql_program
 
 DEFAULT_LM: Final = "openai/qwen2.5-coder-1.5b-instruct"
+DEFAULT_OUT: Final = Path("benchmarks/results/query_languages.json")
 LOCAL_MODEL: Final = "Qwen2.5-Coder-1.5B-Instruct, Q4_K_M GGUF (1.5B parameters), llama-server"
 console = Console()
 __all__ = ["main", "markdown"]  # markdown: benchmarks.report renders the study's JSON with it
@@ -104,7 +120,10 @@ def parse_args(argv: Sequence[str] | None = None) -> argparse.Namespace:
     p.add_argument("--arms", default=",".join(ARMS), help=f"comma-separated, of {ARMS}")
     p.add_argument("--limit", type=int, default=None, help="first N questions of the split")
     p.add_argument("--skip", type=int, default=0, help="leave out the first N of those")
-    p.add_argument("--split", choices=SPLITS, default="test", help="questions of this split")
+    p.add_argument(
+        "--split", choices=SPLITS, default=None,
+        help="questions of this split (default: test; all with --real-memory)",
+    )  # fmt: skip
     p.add_argument(
         "--gold-seeds", type=parse_seeds, default=None,
         help=f"comma-separated seeds of a generated gold graph (default: the data files, "
@@ -113,9 +132,14 @@ def parse_args(argv: Sequence[str] | None = None) -> argparse.Namespace:
     p.add_argument(
         "--models", type=_names, default=None, help="comma-separated LiteLLM ids (APEXMEM_LM)"
     )
-    p.add_argument("--out", type=Path, default=Path("benchmarks/results/query_languages.json"))
+    p.add_argument("--out", type=Path, default=None, help=f"summary JSON (default {DEFAULT_OUT})")
     p.add_argument("--results", type=Path, default=None, help="per-question JSONL (resume)")
-    p.add_argument("--questions", type=Path, default=QUESTIONS)
+    p.add_argument("--questions", type=Path, default=None, help=f"default {QUESTIONS}")
+    p.add_argument(
+        "--real-memory", type=Path, default=None,
+        help="a directory written by benchmarks.query_languages.real_memory: its graph and "
+        "questions instead of the generated ones",
+    )  # fmt: skip
     p.add_argument("--sqlite", type=Path, default=None, help="gold SQLite file to (re)build")
     p.add_argument("--delete-after", action="store_true", help="delete ql_ nodes from Neo4j")
     p.add_argument(
@@ -135,6 +159,7 @@ def parse_args(argv: Sequence[str] | None = None) -> argparse.Namespace:
     )  # fmt: skip
     p.add_argument("--report-only", action="store_true", help="only aggregate the JSONL")
     args = p.parse_args(argv)
+    resolve_question_set(p, args)
     args.program = "zero-shot" if args.zero_shot else "compiled"
     args.compiled = args.compiled or compiled_dir(args.gold_seeds or [DEFAULT_SEED])
     args.arms = _names(args.arms)
@@ -148,6 +173,29 @@ def parse_args(argv: Sequence[str] | None = None) -> argparse.Namespace:
     if len({people_names(s) for s in seeds}) < len(seeds):
         p.error(f"--gold-seeds {seeds}: two seeds give the same people (or a seed repeats)")
     return args
+
+
+REAL_FILES: Final = (GOLD_GRAPH.name, QUESTIONS.name, SOURCE)
+
+
+def resolve_question_set(p: argparse.ArgumentParser, args: argparse.Namespace) -> None:
+    """The split, question file and output of the generated set or of ``--real-memory``."""
+    real: Path | None = args.real_memory
+    if real is None:
+        args.split, args.questions = args.split or "test", args.questions or QUESTIONS
+        args.out = args.out or DEFAULT_OUT
+        return
+    if args.gold_seeds:
+        p.error("--real-memory asks its own graph's questions: --gold-seeds does not apply")
+    if args.split not in (None, "all"):
+        p.error("--real-memory questions have no train split (the demos come from the "
+                "generated one): they run with --split all")  # fmt: skip
+    missing = [name for name in REAL_FILES if not (real / name).is_file()]
+    if missing:
+        p.error(f"{real} has no {', '.join(missing)}: write it with "
+                f"python -m benchmarks.query_languages.real_memory --out-dir {real}")  # fmt: skip
+    args.split, args.questions = "all", args.questions or real / QUESTIONS.name
+    args.out = args.out or real / DEFAULT_OUT.name
 
 
 def load_done(path: Path, default_model: str = "") -> list[QuestionRecord]:
@@ -165,13 +213,22 @@ def load_study(args: argparse.Namespace) -> tuple[GraphBatch, list[Question]]:
     """The gold graph and every question: generated for ``--gold-seeds``, else the data files."""
     if args.gold_seeds:
         return generate_seeds(args.gold_seeds)
+    if args.real_memory is not None:
+        return load_gold(args.real_memory / GOLD_GRAPH.name), load_questions(args.questions)
     return load_gold(), load_questions(args.questions)
+
+
+def generated_study(seeds: list[int]) -> tuple[GraphBatch, list[Question]]:
+    """The generated gold graph and questions of ``seeds`` (the data files for the default)."""
+    return (load_gold(), load_questions()) if seeds == [DEFAULT_SEED] else generate_seeds(seeds)
 
 
 def sqlite_path(args: argparse.Namespace, settings: Settings) -> Path:
     """``--sqlite``, else a file of the data dir named after the seed set."""
     if args.sqlite is not None:
         return Path(args.sqlite)
+    if args.real_memory is not None:
+        return Path(args.real_memory) / "study.sqlite"
     tag = "_s" + "-".join(str(s) for s in args.gold_seeds) if args.gold_seeds else ""
     return settings.data_dir / f"query_languages_gold{tag}.sqlite"
 
@@ -370,14 +427,28 @@ def report(
         "agent_config": AGENT_CONFIG.model_dump(mode="json"),
         "few_shot": few_shot_note(args),
         "load_average": list(os.getloadavg()),
-        "gold_seeds": args.gold_seeds or [DEFAULT_SEED],
+        **question_set_note(args, every_question),
         "split": args.split,
-        "split_sizes": split_sizes(every_question),
         "questions": len(questions),
         "qids": [q.qid for q in questions],
         "bootstrap": {"resamples": RESAMPLES, "seed": SEED, "interval": "percentile, 95%"},
         "by_model": by_model,
     }
+
+
+def question_set_note(args: argparse.Namespace, every: list[Question]) -> dict[str, Any]:
+    """Where the questions came from: the generated set's seeds and split sizes, or the
+    real memory's source (its store, sha256, scope and seed)."""
+    if args.real_memory is None:
+        return {"gold_seeds": args.gold_seeds or [DEFAULT_SEED], "split_sizes": split_sizes(every)}
+    return {"real_memory": {"dir": str(shown_path(args.real_memory)),
+                            **load_source(args.real_memory)}}  # fmt: skip
+
+
+def shown_path(path: Path) -> Path:
+    """``path`` relative to the working directory when it lies under it."""
+    resolved = path.resolve()
+    return resolved.relative_to(Path.cwd()) if resolved.is_relative_to(Path.cwd()) else resolved
 
 
 def row_name(arm: str, program: str) -> str:
@@ -402,14 +473,16 @@ def arm_rows(
 
 def few_shot_note(args: argparse.Namespace) -> dict[str, Any]:
     """Which programs the run used, and the demo questions of the compiled ones."""
-    shown = args.compiled.resolve()
-    if shown.is_relative_to(Path.cwd()):
-        shown = shown.relative_to(Path.cwd())
-    note: dict[str, Any] = {"program": args.program, "compiled_dir": str(shown)}
+    note: dict[str, Any] = {"program": args.program, "compiled_dir": str(shown_path(args.compiled))}
     if (args.compiled / MANIFEST).is_file():
         manifest = read_manifest(args.compiled)
         note["demos_per_arm"] = len(manifest.demos)
         note["demo_qids"] = [d.qid for d in manifest.demos]
+        if args.real_memory is not None:
+            note["demo_source"] = (
+                f"the generated train split (gold seeds {manifest.gold_seeds}): the "
+                "real-memory questions have no train split"
+            )
     return note
 
 
@@ -423,11 +496,23 @@ def check_compiled(args: argparse.Namespace, gold: GraphBatch, every: list[Quest
             "benchmarks.query_languages.compile` (with the same --gold-seeds), or pass --zero-shot"
         )
     try:
-        check_train_only(args.compiled, every, {e.entity_id: e.name for e in gold.entities})
+        if args.real_memory is None:
+            check_train_only(args.compiled, every, {e.entity_id: e.name for e in gold.entities})
+        else:
+            check_foreign_demos(args.compiled, gold, every)
     except LeakError as exc:
         raise SystemExit(f"error: {exc}") from exc
-    if args.split != "test":
+    if args.split != "test" and args.real_memory is None:
         console.print(f"note: the {args.split} split holds the demo questions themselves")
+
+
+def check_foreign_demos(compiled: Path, gold: GraphBatch, questions: list[Question]) -> None:
+    """Demos for a question set without a train split: train questions of the generated set
+    they were compiled from, none naming an entity of ``gold`` or holding one of ``questions``."""
+    seeds = read_manifest(compiled).gold_seeds
+    generated_gold, generated = generated_study(seeds)
+    check_train_only(compiled, generated, {e.entity_id: e.name for e in generated_gold.entities})
+    check_unseen(compiled, [e.name for e in gold.entities], [q.text for q in questions])
 
 
 def study_questions(

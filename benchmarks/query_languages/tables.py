@@ -121,9 +121,19 @@ def _split_line(summary: dict[str, Any]) -> str:
 def few_shot_line(note: dict[str, Any]) -> str:
     """Which rows carried few-shot demos, and how many."""
     demos = note.get("demos_per_arm", "?")
+    source = note.get("demo_source", "train questions")
     return (
         f"Few-shot: an arm's unmarked row ran with its compiled program ({demos} demos from "
-        f"train questions, `{note['compiled_dir']}`); a row marked (zero-shot) ran without."
+        f"{source}, `{note['compiled_dir']}`); a row marked (zero-shot) ran without."
+    )
+
+
+def real_memory_line(source: dict[str, Any]) -> str:
+    """Where a real memory's questions came from."""
+    return (
+        f"Real-memory questions: the graph of scope {source['scope']!r} of `{source['store']}` "
+        f"(sha256 {source['store_sha256']}; {source['entities']} entities, {source['facts']} "
+        f"facts), {source['questions']} questions drawn with seed {source['seed']}."
     )
 
 
@@ -139,6 +149,8 @@ def markdown(summary: dict[str, Any]) -> str:
             f"Gold seeds {summary.get('gold_seeds')}; questions per split: test "
             f"{sizes['test']['questions']}, train {sizes['train']['questions']}."
         )
+    if "real_memory" in summary:
+        lines.append(real_memory_line(summary["real_memory"]))
     if "few_shot" in summary:
         lines.append(few_shot_line(summary["few_shot"]))
     for model, part in model_parts(summary).items():
