@@ -6,7 +6,8 @@ markup or a bare "true", and a value of None is an end. So the questions are cho
 templated over everything. Each (entity, property) timeline is read in the store's fact
 order; the facts sharing one ``t_from`` are a *step*, and a step is *clear* when all its facts
 hold one value that *reads as a value*: a str or date, not an end, not markup (``[...``), not
-a bare yes/no/true/false. Then, per op:
+a bare yes/no/true/false, not one short lowercase word ("new", "out": words of a turn), and
+not the entity's own name (the question would answer itself). Then, per op:
 
 * current: the last step is clear; since: also, the step before does not hold that value;
 * as_of: the middle day of a gap of two days or more between fact days (no fact on it), when
