@@ -242,15 +242,15 @@ def _session_start(conversation: dict[str, Any], number: int, where: str) -> str
         raise LoaderError(f"{where}: {exc}") from None
 
 
-PHOTO_MARKUP = "[shares a photo"
-"""How a turn's text marks the photo shared with it (``[shares a photo: CAPTION]``)."""
+PHOTO_WORDS = "shares a photo"
+"""The words of the markup a turn's text carries for its photo (``[shares a photo: CAPTION]``)."""
 
 
 def _locomo_text(turn: dict[str, Any]) -> str:
     text = str(turn.get("text", "")).strip()
     caption = turn.get("blip_caption")
     if caption:
-        text = f"{text} {PHOTO_MARKUP}: {caption}]".strip()
+        text = f"{text} [{PHOTO_WORDS}: {caption}]".strip()
     return text
 
 

@@ -17,7 +17,7 @@ from apexmem_neo.construction.faithful import (
     negated,
     value_said,
 )
-from apexmem_neo.construction.loaders import PHOTO_MARKUP, TurnInput
+from apexmem_neo.construction.loaders import PHOTO_WORDS, TurnInput
 from apexmem_neo.llm.extract_event import ExtractedFact
 from apexmem_neo.ontology.ids import normalize_text
 
@@ -50,7 +50,7 @@ def noise_reason(fact: ExtractedFact) -> str | None:
         return f"{fact.property!r} is a speech act, not a property of {fact.subject!r}"
     if isinstance(fact.value, str) and normalize_text(fact.value) in NO_VALUE:
         return f"the value {fact.value!r} says there is no value"
-    if isinstance(fact.value, str) and PHOTO_MARKUP[1:] in fact.value.casefold():
+    if isinstance(fact.value, str) and PHOTO_WORDS in fact.value.casefold():
         return f"the value {fact.value!r} is the photo's markup, not something said"
     return None
 
