@@ -1,11 +1,14 @@
 """Publishing a LOCOMO run: per-system figures with bootstrap intervals, and the agent's
-paired gap to each baseline."""
+paired gap to each baseline (both agent systems, auto and fast, when a run has both); several
+runs pooled into one file, and unlike runs refused."""
 
 from __future__ import annotations
 
 import json
 from pathlib import Path
 from typing import Any
+
+import pytest
 
 from benchmarks.locomo.publish import (
     answers_path,
@@ -15,7 +18,7 @@ from benchmarks.locomo.publish import (
     portable_command,
     published,
 )
-from benchmarks.published_results import REQUIRED
+from benchmarks.published_results import REQUIRED, results_table
 
 
 def record(system: str, qid: int, category: int, correct: bool, f1: float) -> dict[str, Any]:
@@ -99,3 +102,131 @@ def test_a_published_run_keeps_its_answers_without_locomo_text(tmp_path: Path) -
     assert len(rows) == len(RECORDS)
     assert rows[0] == {"qid": "c:q0", "system": "agent", "category": 2, "answer": "answer 0",
                        "correct": True}  # fmt: skip
+
+
+# Both agent systems (auto and fast) beside the baselines, and several runs pooled.
+
+
+def four(conversation: str, n: int = 6) -> list[dict[str, Any]]:
+    """A run's records: agent right on all, agent_fast on the first half, rag on the even
+    ones, full context on none; question 0 is temporal, the rest single-hop."""
+    rows = []
+    for i in range(n):
+        for system, correct in (("agent", True), ("agent_fast", i < n // 2),
+                                ("rag", i % 2 == 0), ("full_context", False)):  # fmt: skip
+            rows.append({**record(system, i, 2 if i == 0 else 4, correct, 0.5),
+                         "qid": f"{conversation}:q{i}"})  # fmt: skip
+    return rows
+
+
+def run_summary(conversation: str, commit: str = "abc", **setup: Any) -> dict[str, Any]:
+    return {**SUMMARY, "command": f"python -m benchmarks.locomo.run --conversation {conversation}",
+            "commit": commit, "judge_model": "m",
+            "setup": {"conversation": conversation, "mode": "auto", **setup}}  # fmt: skip
+
+
+def write_run(directory: Path, conversation: str, records: list[dict[str, Any]],
+              **summary: Any) -> Path:  # fmt: skip
+    path = directory / f"locomo_{conversation}.json"
+    path.write_text(json.dumps(run_summary(conversation, **summary)))
+    path.with_suffix(".jsonl").write_text("".join(json.dumps(r) + "\n" for r in records))
+    return path
+
+
+def test_both_agent_systems_are_published_with_their_gaps_to_each_baseline() -> None:
+    result = published(run_summary("conv-x"), four("conv-x"), "t", "e", order=1)
+    assert list(result["ci95"]) == ["agent", "agent_fast", "rag", "full_context"]
+    assert result["name"].endswith(": agent, auto mode; agent, fast mode; RAG top-10 turns; "
+                                   "full context")  # fmt: skip
+    gaps = result["figures"]["differences"]
+    assert [k.removesuffix("_overall_1_4") for k in gaps if k.endswith("overall_1_4")] == [
+        "agent_minus_rag", "agent_minus_full_context", "agent_fast_minus_rag",
+        "agent_fast_minus_full_context", "agent_minus_agent_fast",
+    ]  # fmt: skip
+    assert gaps["agent_fast_minus_full_context_overall_1_4"]["difference"] == 0.5
+    assert gaps["agent_minus_agent_fast_overall_1_4"]["difference"] == 0.5
+    assert gaps["agent_fast_minus_rag_temporal"]["n"] == 1
+    labels = [row["result"].format_map(result["figures"]) for row in result["table"]]
+    assert labels[:2] == ["LOCOMO conv-x, agent, auto mode, judge accuracy (n=6)",
+                          "LOCOMO conv-x, agent, fast mode, judge accuracy (n=6)"]  # fmt: skip
+    fast = result["table"][1]["figure"].format_map(result["figures"])
+    assert fast == "50.0%; temporal 100.0% (n=1); F1 0.50; p50 4.5 s"
+
+
+def test_a_run_without_agent_fast_publishes_as_before() -> None:
+    result = published(SUMMARY, RECORDS, "t", "e", order=1)
+    assert list(result["figures"]["differences"]) == [
+        "agent_minus_rag_overall_1_4", "agent_minus_rag_temporal"
+    ]  # fmt: skip
+    assert result["table"][0]["result"] == "LOCOMO conv-x, agent, judge accuracy (n={agent[n]})"
+    assert (
+        result["name"]
+        == "LOCOMO conv-x question answering, categories 1-4: agent, RAG top-10 turns"
+    )
+
+
+def test_pooled_figures_are_a_single_runs_figures_over_the_union(tmp_path: Path) -> None:
+    a, b = four("conv-a", 6), four("conv-b", 4)
+    paths = [write_run(tmp_path, "conv-a", a), write_run(tmp_path, "conv-b", b)]
+    out = tmp_path / "published" / "locomo_pooled_eval.json"
+    out.parent.mkdir()
+    args = ["--pool", *map(str, paths), "--tuned-on", "t", "--evaluated-on", "e",
+            "--out", str(out), "--order", "3"]  # fmt: skip
+    assert main(args) == 0
+    result = json.loads(out.read_text())
+    union = published(run_summary("conv-a + conv-b pooled"), a + b, "t", "e", order=3)
+    assert result["figures"] == union["figures"]  # the same computation over all records
+    assert result["figures"]["agent_fast"]["n"] == 10
+    assert result["figures"]["differences"]["agent_minus_agent_fast_overall_1_4"]["n"] == 10
+    assert set(REQUIRED) <= set(result) and result["commit"] == "abc"
+    assert [s["conversation"] for s in result["sources"]] == ["conv-a", "conv-b"]
+    assert [s["questions_1_4"] for s in result["sources"]] == [6, 4]
+    assert "--conversation conv-a ; " in result["command"]
+    assert result["pooled_by"].startswith(".venv/bin/python -m benchmarks.locomo.publish --pool")
+    assert result["table"][0]["result"].startswith("LOCOMO conv-a + conv-b pooled, agent, auto")
+    assert result["answers"] == "locomo_pooled_eval.answers.jsonl"
+    rows = answers_path(out).read_text().splitlines()
+    assert len(rows) == len(a) + len(b)
+    table = results_table(out.parent)
+    assert "LOCOMO conv-a + conv-b pooled, agent, fast mode, judge accuracy (n=10) | 50.0%" in table
+
+
+@pytest.mark.parametrize(
+    ("second", "said"),
+    [
+        (
+            {"conversation": "conv-b", "commit": "def"},
+            "different commits (conv-a: abc; conv-b: def)",
+        ),
+        ({"conversation": "conv-b", "drop": "agent_fast"}, "different systems"),
+        ({"conversation": "conv-b", "mode": "fast"}, "different mode"),
+        ({"conversation": "conv-a"}, "cannot pool conv-a twice"),
+    ],
+)
+def test_unlike_runs_are_refused_in_one_line(
+    tmp_path: Path, capsys: Any, second: dict[str, Any], said: str
+) -> None:
+    (tmp_path / "a").mkdir()
+    first = write_run(tmp_path / "a", "conv-a", four("conv-a"))
+    conversation, drop = second.pop("conversation"), second.pop("drop", None)
+    records = [r for r in four(conversation) if r["system"] != drop]
+    (tmp_path / "b").mkdir()
+    other = write_run(tmp_path / "b", conversation, records, **second)
+    out = tmp_path / "pooled.json"
+    args = ["--pool", str(first), str(other), "--tuned-on", "t", "--evaluated-on", "e",
+            "--out", str(out)]  # fmt: skip
+    assert main(args) == 2
+    err = capsys.readouterr().err
+    assert said in err and err.count("\n") == 1 and err.startswith("error: cannot pool")
+    assert not out.exists()
+
+
+def test_pooling_needs_two_runs_and_no_single_run_options(tmp_path: Path, capsys: Any) -> None:
+    path = write_run(tmp_path, "conv-a", four("conv-a"))
+    base = ["--tuned-on", "t", "--evaluated-on", "e", "--out", str(tmp_path / "p.json")]
+    assert main(["--pool", str(path), *base]) == 2
+    assert "two or more runs" in capsys.readouterr().err
+    assert main(["--pool", str(path), str(path), "--records", str(path), *base]) == 2
+    assert "give no other" in capsys.readouterr().err
+    assert main(base) == 2
+    assert "give a run's summary" in capsys.readouterr().err
