@@ -5,11 +5,13 @@ Each file records the command that produced its figures, the commit and date of 
 model, what was tuned on which data, and, for a proportion with a known n, a Wilson score
 interval. The table reads every number from the files::
 
-    .venv/bin/python -m benchmarks.published_results   # prints the table
+    .venv/bin/python -m benchmarks.published_results            # prints the table
+    .venv/bin/python -m benchmarks.published_results --readme   # writes it into README.md
 """
 
 from __future__ import annotations
 
+import argparse
 import json
 import math
 from pathlib import Path
@@ -19,6 +21,9 @@ PUBLISHED = Path(__file__).resolve().parent / "published"
 REQUIRED = ("name", "command", "commit", "date", "tuned_on", "evaluated_on", "figures")
 Z95 = 1.959963984540054  # the standard normal quantile at 0.975
 HEADER = "| Result | Figure | 95% interval | Data |\n| --- | --- | --- | --- |"
+README = PUBLISHED.parents[1] / "README.md"
+TABLE_START = "<!-- results table: python -m benchmarks.published_results -->\n"
+TABLE_END = "\n<!-- end results table -->"
 
 
 def wilson(successes: int, n: int, z: float = Z95) -> tuple[float, float]:
@@ -68,5 +73,23 @@ def results_table(directory: Path = PUBLISHED) -> str:
     return "\n".join(rows)
 
 
+def with_table(text: str, table: str) -> str:
+    """``text`` with the table between its results-table markers replaced by ``table``."""
+    start, end = text.index(TABLE_START) + len(TABLE_START), text.index(TABLE_END)
+    return text[:start] + table + text[end:]
+
+
+def main(argv: list[str] | None = None) -> None:
+    p = argparse.ArgumentParser(description="README's results table from the published files.")
+    p.add_argument("--readme", action="store_true", help=f"write it into {README.name}")
+    args = p.parse_args(argv)
+    table = results_table()
+    if not args.readme:
+        print(table)
+        return
+    README.write_text(with_table(README.read_text(encoding="utf-8"), table), encoding="utf-8")
+    print(f"wrote the results table ({len(table.splitlines()) - 2} rows) into {README}")
+
+
 if __name__ == "__main__":
-    print(results_table())
+    main()

@@ -198,18 +198,24 @@ def build_report(results: Path, out: Path) -> str:
 
 
 def published_study_section(results: Path, out: Path) -> list[str]:
-    """The published SQL-vs-Cypher verdict (a committed file, so a fresh clone has it), with
-    its plot drawn into ``results``."""
-    published = PUBLISHED / "query_languages.json"
-    data = _load(published)
-    if data is None:
-        return []
-    from benchmarks.query_languages.publish import report_markdown, report_plot
+    """The published SQL-vs-Cypher files (committed, so a fresh clone has them), one per
+    model and question set, each with its plot drawn into ``results``."""
+    lines = []
+    for published in sorted(PUBLISHED.glob("query_languages*.json")):
+        data = _load(published)
+        if data is not None:
+            lines += published_study(data, published.stem, results, out)
+    return lines
 
-    plot = report_plot(data, results / "query_languages_published_by_kind.png")
+
+def published_study(data: dict[str, Any], stem: str, results: Path, out: Path) -> list[str]:
+    from benchmarks.query_languages.page import report_markdown, report_plot
+
+    plot = report_plot(data, results / f"{stem}_published_by_kind.png")
     rel = plot.name if out.parent == results else plot.resolve()
-    return ["## SQL vs Cypher, published verdict", "", *provenance_lines(data), "",
-            report_markdown(data), "", f"![{plot.name}]({rel})", ""]  # fmt: skip
+    heading = f"## {data.get('title', 'SQL vs Cypher')}, published verdict (`{stem}.json`)"
+    return [heading, "", *provenance_lines(data), "", report_markdown(data), "",
+            f"![{plot.name}]({rel})", ""]  # fmt: skip
 
 
 def _command_suffix(path: Path) -> str:

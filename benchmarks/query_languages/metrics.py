@@ -95,6 +95,14 @@ class QuestionRecord(BaseModel):
     tokens: int = 0
     seconds: float = 0.0
     step_errors: list[str] = []
+    started_at: float = 0.0
+    """Unix time the question was asked at (0: not recorded), so a report can tell whether
+    two arms ran at the same time."""
+    load_at_start: float | None = None
+    """The machine's one-minute load average when the question was asked."""
+    failure: str | None = None
+    """The taxonomy class, stored with a kept answer whose question, gold and rows were left
+    out (``kept``); None: computed from the record."""
 
 
 def classify(output: str) -> str | None:
@@ -252,7 +260,7 @@ def aggregate(records: Sequence[QuestionRecord]) -> dict[str, Any]:
         "latency_p50_s": _quantile([r.seconds for r in records], 0.5),
         "latency_p95_s": _quantile([r.seconds for r in records], 0.95),
         "agent_errors": sum(1 for r in records if r.error),
-        "error_classes": dict(Counter(cls for c in queries if (cls := _error_class(c)))),
+        "error_classes": dict(Counter(cls for c in queries if (cls := error_class(c)))),
         "failure_classes": failure_counts(records),
         "accuracy_by_kind": {
             kind: _pct(sum(r.correct for r in rs), len(rs)) for kind, rs in by_kind(records).items()
@@ -260,7 +268,7 @@ def aggregate(records: Sequence[QuestionRecord]) -> dict[str, Any]:
     }
 
 
-def _error_class(call: CallRecord) -> str | None:
+def error_class(call: CallRecord) -> str | None:
     """A query tool's error block is classified again from its stored head, so the
     table follows the current classes on old records too; other calls (a bad tool call,
     Text2Cypher's rows or exception) keep the class stored with them."""
@@ -365,19 +373,21 @@ def failure_class(rec: QuestionRecord) -> str | None:
     """The taxonomy class of a wrongly answered question (None when it is correct)."""
     if rec.correct:
         return None
-    queries = [c for c in query_calls(rec) if _error_class(c) not in NOT_RUN]
+    if rec.failure is not None:
+        return rec.failure
+    queries = [c for c in query_calls(rec) if error_class(c) not in NOT_RUN]
     if not queries:
         return "no query"
     ran = [_query_text(c) for c in queries if c.ok]
     if not ran:
-        return FAILED_QUERY.get(_error_class(queries[-1]) or "", "query error, other")
+        return FAILED_QUERY.get(error_class(queries[-1]) or "", "query error, other")
     if rows_hold_gold(rec, queries):
         return "rows held the answer"
     if _wrong_join(rec, ran):
         return "wrong join or direction"
     if _wrong_time(rec, ran):
         return "wrong temporal logic"
-    if _error_class([c for c in queries if c.ok][-1]) == "empty result":
+    if error_class([c for c in queries if c.ok][-1]) == "empty result":
         return "no row matched"
     return "wrong answer, other"
 

@@ -1,12 +1,23 @@
-"""Publish a finished SQL-vs-Cypher run: ``benchmarks/published/query_languages.json``.
+"""Publish a finished SQL-vs-Cypher run: one file per model and question set in
+``benchmarks/published/``, its kept answers and its page.
 
-    python -m benchmarks.query_languages.publish --summary S.json --results R.jsonl \
-        --command "<the commands that made R>"
+    python -m benchmarks.query_languages.publish --summary S.json --results R.jsonl [--out O]
+    python -m benchmarks.query_languages.publish --report-only --out O
 
-Reads the run's summary (``run``'s ``--out``, which holds each arm's accuracy and query success
-with bootstrap intervals, the error counts and the McNemar tests) and its per-question records,
-and writes the published file: provenance, split sizes, per arm its figures, the pairwise
-p-values, and the verdict. The verdict compares the arms that differ only in the language:
+Reads the run's summary (``run``'s ``--out``: the model, the question set, the commands and
+commits that asked the questions) and its per-question records, and writes three files:
+
+* ``O`` (default ``query_languages.json``, ``query_languages_qwen0.5b.json`` for the small
+  model, ``query_languages_real_conv30.json`` for a real memory of scope conv-30): the
+  provenance, per row (an arm with its demos, and again without them when the run has
+  zero-shot records) answer accuracy and query success with their intervals, accuracy per
+  kind, the error taxonomy, tokens and latencies, whether those were measured one arm at a
+  time, the pairwise McNemar p-values, the language comparisons and the verdict;
+* ``O.answers.jsonl``: the kept answers (``kept``), from which every figure of ``O`` is
+  computed, so ``--report-only`` makes ``O`` and its page again without the model;
+* ``O.md``: the page (``page``).
+
+The verdict compares the arms that differ only in the language:
 
 * ``agent on Neo4j``: neo4j-sql against neo4j-cypher (one store, one loop, SQL through the
   shim);
@@ -14,7 +25,8 @@ p-values, and the verdict. The verdict compares the arms that differ only in the
 * ``one-shot``: text2sql against text2cypher;
 
 each over all questions and per question kind, with McNemar's exact test on the same
-questions. The three overall tests are one family and the per-kind tests another, each
+questions, for the compiled rows and again (names ending ``, zero-shot``) for the zero-shot
+rows. Per program, the overall tests are one family and the per-kind tests another, each
 Holm-Bonferroni adjusted; a language is named better only where its adjusted p < 0.05,
 otherwise the verdict says the difference is not significant.
 """
@@ -23,16 +35,31 @@ from __future__ import annotations
 
 import argparse
 import json
+import re
+import shlex
+import statistics
+import sys
 from collections.abc import Sequence
 from datetime import UTC, datetime
+from itertools import combinations
 from pathlib import Path
 from typing import Any, Final
 
-from benchmarks.charts import grouped_bars
+from apexmem_neo.settings import LOCAL_LM, SMALL_LM
 from benchmarks.memory import head_commit
 from benchmarks.published_results import PUBLISHED, wilson
-from benchmarks.query_languages.metrics import QuestionRecord
-from benchmarks.query_languages.stats import mcnemar_exact
+from benchmarks.query_languages.kept import kept_path, kept_record, read_kept, write_kept
+from benchmarks.query_languages.metrics import PROGRAMS, QuestionRecord
+from benchmarks.query_languages.page import page, report_markdown, report_plot
+from benchmarks.query_languages.stats import (
+    arm_figures,
+    mcnemar_exact,
+    mcnemar_pairs,
+    program_rows,
+    row_name,
+)
+
+__all__ = ["main", "report_markdown", "report_plot"]
 
 ALPHA: Final = 0.05
 LANGUAGE_PAIRS: Final = {
@@ -49,7 +76,26 @@ ARM_LABELS: Final = {
     "text2cypher": "one-shot Text2Cypher (neo4j-graphrag)",
 }
 ORDER: Final = 3
+UNTIMED: Final = (
+    "not known: some records hold no start time (asked before the runner kept one), so the "
+    "latencies may not compare"
+)
 OUT: Final = PUBLISHED / "query_languages.json"
+SHORT_NAMES: Final = {SMALL_LM: "qwen0.5b"}
+"""A model's part of its published file's name (other models: the end of their id)."""
+META: Final = (
+    "order", "name", "title", "command", "commit", "date", "model", "model_id", "lm_api_base",
+    "tuned_on", "evaluated_on", "split_sizes", "real_memory", "skip", "questions", "few_shot",
+    "answers", "intervals",
+)  # fmt: skip
+"""The published file's provenance, in order; every other key is computed from the answers."""
+INTERVALS: Final = (
+    "ci95: Wilson score, as in every published file; accuracy_ci95_pct and "
+    "query_success_ci95_pct: percentile bootstrap over questions, as the study reports"
+)
+
+
+# ---- the language comparisons and the verdict ----
 
 
 def compare(sql: Sequence[QuestionRecord], cypher: Sequence[QuestionRecord]) -> dict[str, Any]:
@@ -59,15 +105,13 @@ def compare(sql: Sequence[QuestionRecord], cypher: Sequence[QuestionRecord]) -> 
     both = sorted(right_sql.keys() & right_cypher.keys())
     only_sql = sum(right_sql[q] and not right_cypher[q] for q in both)
     only_cypher = sum(right_cypher[q] and not right_sql[q] for q in both)
-    n = len(both)
-    p = mcnemar_exact(only_sql, only_cypher)
     return {
-        "n": n,
+        "n": len(both),
         "sql_correct": sum(right_sql[q] for q in both),
         "cypher_correct": sum(right_cypher[q] for q in both),
         "only_sql_correct": only_sql,
         "only_cypher_correct": only_cypher,
-        "p_value": round(p, 4),
+        "p_value": round(mcnemar_exact(only_sql, only_cypher), 4),
     }
 
 
@@ -96,10 +140,8 @@ def settle(tests: Sequence[dict[str, Any]]) -> None:
         test["better"] = better(test["only_sql_correct"], test["only_cypher_correct"], p)
 
 
-def verdicts(records: Sequence[QuestionRecord]) -> dict[str, Any]:
-    """Per language comparison: over all questions and per kind. The overall tests form one
-    family and the per-kind tests another; a language is better where its Holm-adjusted p
-    is below ALPHA."""
+def language_tests(records: Sequence[QuestionRecord], program: str) -> dict[str, Any]:
+    """The comparisons of one program's records, over all questions and per kind."""
     out: dict[str, Any] = {}
     kinds = sorted({r.kind for r in records})
     for name, (sql_arm, cypher_arm) in LANGUAGE_PAIRS.items():
@@ -107,13 +149,25 @@ def verdicts(records: Sequence[QuestionRecord]) -> dict[str, Any]:
         cypher = [r for r in records if r.arm == cypher_arm]
         if not sql or not cypher:
             continue
-        out[name] = {
-            "sql_arm": sql_arm, "cypher_arm": cypher_arm, "all": compare(sql, cypher),
+        out[name if program == "compiled" else f"{name}, {program}"] = {
+            "program": program, "sql_arm": sql_arm, "cypher_arm": cypher_arm,
+            "all": compare(sql, cypher),
             "by_kind": {k: compare([r for r in sql if r.kind == k],
                                    [r for r in cypher if r.kind == k]) for k in kinds},
         }  # fmt: skip
-    settle([c["all"] for c in out.values()])
-    settle([k for c in out.values() for k in c["by_kind"].values()])
+    return out
+
+
+def verdicts(records: Sequence[QuestionRecord]) -> dict[str, Any]:
+    """Per program and language comparison: over all questions and per kind. Per program the
+    overall tests form one family and the per-kind tests another; a language is better where
+    its Holm-adjusted p is below ALPHA."""
+    out: dict[str, Any] = {}
+    for program in PROGRAMS:
+        family = language_tests([r for r in records if r.program == program], program)
+        settle([c["all"] for c in family.values()])
+        settle([k for c in family.values() for k in c["by_kind"].values()])
+        out.update(family)
     return out
 
 
@@ -124,138 +178,307 @@ def verdict_line(comparisons: dict[str, Any]) -> str:
         overall = comp["all"]
         won = [k for k, c in comp["by_kind"].items() if c["better"] != "neither"]
         kinds = "; ".join(f"{k}: {comp['by_kind'][k]['better']}" for k in won)
-        head = (
-            f"{overall['better']} better"
-            if overall["better"] != "neither"
-            else "no significant " "difference"
-        )
+        better_one = overall["better"]
+        head = f"{better_one} better" if better_one != "neither" else "no significant difference"
         parts.append(f"{name}: {head} (Holm p={overall['p_holm']})"
                      + (f", by kind {kinds}" if won else ""))  # fmt: skip
     return ". ".join(parts) + "."
 
 
-def arm_entry(arm: str, figures: dict[str, Any]) -> dict[str, Any]:
-    n = int(figures["questions"])
-    correct = round(figures["accuracy_pct"] * n / 100)
+# ---- the rows ----
+
+
+def row_key(arm: str, program: str) -> str:
+    """A row's key in ``figures``: ``neo4j_cypher``, ``neo4j_cypher_zero_shot``."""
+    tail = "" if program == "compiled" else "_" + program
+    return (arm + tail).replace("-", "_")
+
+
+def row_label(arm: str, program: str) -> str:
+    label = ARM_LABELS.get(arm, arm)
+    return label if program == "compiled" else f"{label}, {program}"
+
+
+def row_entry(records: Sequence[QuestionRecord]) -> dict[str, Any]:
+    """One row's published figures (its records share an arm and a program)."""
+    arm, program = records[0].arm, records[0].program
+    f = arm_figures(records)
+    correct = sum(r.correct for r in records)
     return {
-        "label": ARM_LABELS.get(arm, arm), "n": n, "successes": correct,
-        "rate": round(correct / n, 3),
-        "accuracy_ci95_pct": figures["accuracy_ci95"],
-        "query_success_pct": figures["query_success_pct"],
-        "query_success_ci95_pct": figures["query_success_ci95"],
+        "label": row_label(arm, program), "arm": arm, "program": program,
+        "n": len(records), "successes": correct, "rate": round(correct / len(records), 3),
+        "accuracy_ci95_pct": f["accuracy_ci95"],
+        "query_success_pct": f["query_success_pct"],
+        "query_success_ci95_pct": f["query_success_ci95"],
+        "first_try_success_pct": f["first_try_success_pct"], "no_query_pct": f["no_query_pct"],
+        "recovery_pct": f["recovery_pct"],
         "accuracy_by_kind": {k: {"pct": v["accuracy_pct"], "ci95_pct": v["accuracy_ci95"],
-                                 "n": v["questions"]} for k, v in figures["by_kind"].items()},
-        "failure_classes": figures["failure_classes"], "error_classes": figures["error_classes"],
-        "tokens_mean": figures["tokens_mean"], "tool_calls_mean": figures["tool_calls_mean"],
+                                 "n": v["questions"], "query_success_pct": v["query_success_pct"]}
+                             for k, v in f["by_kind"].items()},
+        "failure_classes": f["failure_classes"], "error_classes": f["error_classes"],
+        "tokens_mean": f["tokens_mean"], "tool_calls_mean": f["tool_calls_mean"],
+        "latency_p50_s": f["latency_p50_s"], "latency_p95_s": f["latency_p95_s"],
     }  # fmt: skip
+
+
+def rows_of(records: Sequence[QuestionRecord]) -> dict[str, list[QuestionRecord]]:
+    """Row key -> records: the arms in ``ARM_LABELS`` order, compiled then zero-shot, each
+    row that has records."""
+    by_name = program_rows(list(ARM_LABELS), records)
+    return {row_key(rs[0].arm, rs[0].program): rs for rs in by_name.values() if rs}
 
 
 def wilson_ci(figures: dict[str, Any]) -> list[float]:
     return [round(x, 3) for x in wilson(figures["successes"], figures["n"])]
 
 
-def key(arm: str) -> str:
-    return arm.replace("-", "_")
-
-
-def table(arms: Sequence[str]) -> list[dict[str, str]]:
-    rows = [{"result": f"SQL vs Cypher, {ARM_LABELS.get(a, a)}: answer accuracy "
-                       f"(n={{{key(a)}[n]}})",
-             "figure": f"{{{key(a)}[rate]:.1%}}", "ci95": key(a)} for a in arms]  # fmt: skip
-    rows.append({"result": "SQL vs Cypher verdict: {verdict}", "figure": "-"})
+def table(title: str, figures: dict[str, Any]) -> list[dict[str, str]]:
+    """README's rows: per arm its accuracy with demos (and without, when run), the verdict."""
+    rows = []
+    for key, f in figures.items():
+        if not isinstance(f, dict) or f["program"] != "compiled":
+            continue
+        zero = row_key(f["arm"], "zero-shot")
+        also = f"; zero-shot {{{zero}[rate]:.1%}}" if zero in figures else ""
+        rows.append({"result": f"{title}, {f['label']}: answer accuracy (n={{{key}[n]}})",
+                     "figure": f"{{{key}[rate]:.1%}}{also}", "ci95": key})  # fmt: skip
+    rows.append({"result": f"{title} verdict: {{verdict}}", "figure": "-"})
     return rows
 
 
-def published(
-    summary: dict[str, Any], records: Sequence[QuestionRecord], command: str, commit: str
-) -> dict[str, Any]:
-    [model] = summary["models"]
-    part = summary["by_model"][model]
-    arms = [a for a in ARM_LABELS if part["arms"].get(a, {}).get("questions")]
-    comparisons = verdicts(records)
-    figures: dict[str, Any] = {key(a): arm_entry(a, part["arms"][a]) for a in arms}
+# ---- whether the latencies compare ----
+
+
+def spans_overlap(a: Sequence[QuestionRecord], b: Sequence[QuestionRecord]) -> bool:
+    """True when the time from the first question asked to the last answer of two rows
+    overlap."""
+    start_a, end_a = min(r.started_at for r in a), max(r.started_at + r.seconds for r in a)
+    start_b, end_b = min(r.started_at for r in b), max(r.started_at + r.seconds for r in b)
+    return start_a < end_b and start_b < end_a
+
+
+def timing(rows: dict[str, list[QuestionRecord]]) -> dict[str, Any]:
+    """Whether each row's questions were asked while no other row's were, and the machine's
+    load when they were asked, from the records' start times."""
+    records = [r for rs in rows.values() for r in rs]
+    if not records or any(r.started_at <= 0 for r in records):
+        return {"one_arm_at_a_time": None, "note": UNTIMED}
+    overlapping = [[a, b] for a, b in combinations(rows, 2) if spans_overlap(rows[a], rows[b])]
+    loads = [r.load_at_start for r in records if r.load_at_start is not None]
+    load = (f"; one-minute load average when a question was asked: median "
+            f"{statistics.median(loads):.2f}, max {max(loads):.2f}" if loads else "")  # fmt: skip
+    said = ("measured one arm at a time (no two rows' questions were asked at the same time)"
+            if not overlapping else "NOT measured one arm at a time: rows "
+            + ", ".join(f"{a} and {b}" for a, b in overlapping)
+            + " were asked at the same time, so their latencies do not compare")  # fmt: skip
+    return {"one_arm_at_a_time": not overlapping, "overlapping_rows": overlapping,
+            "note": said + load}  # fmt: skip
+
+
+# ---- the file ----
+
+
+def assemble(meta: dict[str, Any], kept: Sequence[QuestionRecord]) -> dict[str, Any]:
+    """The published file: ``meta``'s provenance, then every figure computed from ``kept``."""
+    rows = rows_of(kept)
+    figures: dict[str, Any] = {key: row_entry(rs) for key, rs in rows.items()}
+    comparisons = verdicts(kept)
     figures["verdict"] = verdict_line(comparisons)
-    split = summary["split_sizes"]
     return {
-        "order": ORDER,
-        "name": "SQL vs Cypher: answer accuracy of five query arms on held-out questions",
-        "command": command,
-        "commit": commit,
-        "date": datetime.now(UTC).date().isoformat(),
-        "model": f"{model} ({part['model_note']})",
-        "tuned_on": (
-            f"the train split ({split['train']} questions about other entities): each arm's "
-            f"{summary['few_shot'].get('demos_per_arm')} few-shot demos and the schema wording; "
-            "the query mode was developed on a signal run of the first 12 test questions"
-        ),
-        "evaluated_on": (
-            f"the test split: {summary['questions']} questions (gold seeds "
-            f"{summary['gold_seeds']}), each asked once per arm"
-        ),
-        "split_sizes": split,
-        "few_shot": summary["few_shot"],
+        **{k: meta[k] for k in META if k in meta},
         "figures": figures,
-        "ci95": {key(a): wilson_ci(figures[key(a)]) for a in arms},
-        "intervals": "ci95: Wilson score, as in every published file; accuracy_ci95_pct and "
-        "query_success_ci95_pct: percentile bootstrap over questions, as the study reports",
+        "ci95": {key: wilson_ci(figures[key]) for key in rows},
         "comparisons": comparisons,
-        "mcnemar": part["mcnemar"],
-        "table": table(arms),
+        "mcnemar": mcnemar_pairs({row_name(rs[0].arm, rs[0].program): rs for rs in rows.values()}),
+        "timing": timing(rows),
+        "table": table(meta["title"], figures),
     }
 
 
-# ---- the published file in REPORT.md ----
+def short_name(model: str) -> str:
+    return SHORT_NAMES.get(model) or re.sub(r"[^a-z0-9.]+", "-", model.split("/")[-1].lower())
 
 
-def report_markdown(data: dict[str, Any]) -> str:
-    """The published file as REPORT.md shows it: the arms, the language comparisons per kind
-    and the verdict (every figure read from ``data``)."""
-    arms = [f for k, f in data["figures"].items() if isinstance(f, dict)]
-    lines = [f"Evaluated on {data['evaluated_on']}; tuned on {data['tuned_on']}.", "",
-             "| arm | n | accuracy % [bootstrap 95%] | query ok % | failures of wrong answers |",
-             "|---|---|---|---|---|"]  # fmt: skip
-    for f in arms:
-        lo, hi = f["accuracy_ci95_pct"]
-        fails = ", ".join(f"{k} {v}" for k, v in f["failure_classes"].items()) or "-"
-        lines.append(f"| {f['label']} | {f['n']} | {100 * f['rate']:.1f} [{lo}, {hi}] | "
-                     f"{f['query_success_pct']} | {fails} |")  # fmt: skip
-    lines += ["", "| comparison (SQL arm vs Cypher arm) | kind | n | SQL right | Cypher right | "
-              "p (McNemar) | p (Holm) | better |", "|---|---|---|---|---|---|---|---|"]  # fmt: skip
-    for name, comp in data["comparisons"].items():
-        for kind, c in {"all": comp["all"], **comp["by_kind"]}.items():
-            lines.append(f"| {name} ({comp['sql_arm']} vs {comp['cypher_arm']}) | {kind} | "
-                         f"{c['n']} | {c['sql_correct']} | {c['cypher_correct']} | "
-                         f"{c['p_value']} | {c['p_holm']} | {c['better']} |")  # fmt: skip
-    return "\n".join([*lines, "", f"**Verdict:** {data['figures']['verdict']}"])
+def default_out(summary: dict[str, Any]) -> Path:
+    """``query_languages[_<model>][_real_<scope>].json``: the default model's name is left out,
+    as the generated question set's."""
+    [model] = summary["models"]
+    stem = "query_languages" + ("" if model == LOCAL_LM else "_" + short_name(model))
+    if "real_memory" in summary:
+        stem += "_real_" + re.sub(r"[^a-z0-9]+", "", summary["real_memory"]["scope"].lower())
+    return PUBLISHED / f"{stem}.json"
 
 
-def report_plot(data: dict[str, Any], path: Path) -> Path:
-    """Accuracy per question kind, one bar per arm, from the published figures."""
-    series = {f["label"]: {k: v["pct"] for k, v in f["accuracy_by_kind"].items()}
-              for f in data["figures"].values() if isinstance(f, dict)}  # fmt: skip
-    return grouped_bars(path, "SQL vs Cypher: accuracy by question kind (published run)",
-                        series, "accuracy %", (0, 100))  # fmt: skip
+def title(summary: dict[str, Any]) -> str:
+    """ "SQL vs Cypher", with the model when it is not the default one and the real memory."""
+    [model] = summary["models"]
+    parts = [] if model == LOCAL_LM else [summary["by_model"][model]["model_note"].split(",")[0]]
+    if "real_memory" in summary:
+        parts.append(f"real memory {summary['real_memory']['scope']}")
+    return "SQL vs Cypher" + (f" ({', '.join(parts)})" if parts else "")
 
 
-def load_records(path: Path, model: str) -> list[QuestionRecord]:
-    lines = path.read_text(encoding="utf-8").splitlines()
+def asked(programs: Sequence[str]) -> str:
+    if list(programs) == list(PROGRAMS):
+        return "each asked once per arm with the arm's demos and once without"
+    return f"each asked once per arm ({', '.join(programs)})"
+
+
+def question_set(summary: dict[str, Any], programs: Sequence[str]) -> dict[str, str]:
+    """``tuned_on`` and ``evaluated_on`` of the generated set or of a real memory."""
+    demos = summary["few_shot"].get("demos_per_arm")
+    n, skip = summary["questions"], summary.get("skip", 0)
+    if "real_memory" in summary:
+        src = summary["real_memory"]
+        return {
+            "tuned_on": f"nothing of this memory: each arm's {demos} demos come from "
+            f"{summary['few_shot'].get('demo_source', 'the generated train split')}",
+            "evaluated_on": f"{n} questions over the graph that construction built from the "
+            f"conversation of scope {src['scope']!r} (store {src['store']}, sha256 "
+            f"{src['store_sha256']}; {src['entities']} entities, {src['facts']} facts; drawn "
+            f"with seed {src['seed']}), {asked(programs)}",
+        }  # fmt: skip
+    split = summary["split_sizes"]
+    left_out = f"; the first {skip}, which the signal runs saw, left out" if skip else ""
+    return {
+        "tuned_on": f"the train split ({split['train']['questions']} questions about other "
+        f"entities): each arm's {demos} few-shot demos and the schema wording; the query mode "
+        f"was developed on a signal run of the first 12 test questions",
+        "evaluated_on": f"the {summary['split']} split: {n} of its "
+        f"{split[summary['split']]['questions']} questions (gold seeds "
+        f"{summary['gold_seeds']}{left_out}), {asked(programs)}",
+    }  # fmt: skip
+
+
+def provenance(
+    summary: dict[str, Any], kept: Sequence[QuestionRecord], command: str, out: Path
+) -> dict[str, Any]:
+    """The published file's provenance (``META``) from the run's summary."""
+    [model] = summary["models"]
+    part = summary["by_model"][model]
+    programs = [p for p in PROGRAMS if any(r.program == p for r in kept)]
+    name = title(summary)
+    runs = summary.get("runs", [])
+    return {
+        "order": ORDER,
+        "name": f"{name}: answer accuracy of five query arms on held-out questions",
+        "title": name, "command": command,
+        "commit": ", ".join(dict.fromkeys(r["commit"] for r in runs)) or head_commit(),
+        "date": datetime.now(UTC).date().isoformat(),
+        "model": f"{model} ({part['model_note']})", "model_id": model,
+        "lm_api_base": part.get("lm_api_base"), **question_set(summary, programs),
+        **{k: summary[k] for k in ("split_sizes", "real_memory") if k in summary},
+        "skip": summary.get("skip", 0), "questions": summary["questions"],
+        "few_shot": {**summary["few_shot"], "program": ", ".join(programs)},
+        "answers": kept_path(out).name, "intervals": INTERVALS,
+    }  # fmt: skip
+
+
+def write_published(
+    out: Path, meta: dict[str, Any], kept: Sequence[QuestionRecord]
+) -> dict[str, Any]:
+    """``out``, its kept answers and its page; the file as written."""
+    data = assemble(meta, kept)
+    out.parent.mkdir(parents=True, exist_ok=True)
+    out.write_text(json.dumps(data, indent=2) + "\n", encoding="utf-8")
+    write_kept(kept_path(out), kept)
+    out.with_suffix(".md").write_text(page(data), encoding="utf-8")
+    return data
+
+
+def run_records(summary: dict[str, Any], results: Path) -> list[QuestionRecord]:
+    """The run's records of the summary's model and questions, both programs."""
+    [model] = summary["models"]
+    wanted = set(summary["qids"])
+    lines = results.read_text(encoding="utf-8").splitlines()
     records = [QuestionRecord.model_validate_json(line) for line in lines if line.strip()]
-    return [r for r in records if r.model == model and r.program == "compiled"]
+    mine = [r for r in records if r.model == model and r.qid in wanted and r.arm in ARM_LABELS]
+    if not mine:
+        raise SystemExit(f"error: {results} holds no answer of {model} to the summary's questions")
+    return mine
+
+
+def unfinished(records: Sequence[QuestionRecord], questions: int) -> list[str]:
+    """The rows that answered fewer than ``questions`` questions (a run stopped early)."""
+    rows = rows_of(records)
+    return [f"{row_name(rs[0].arm, rs[0].program)} ({len({r.qid for r in rs})} of {questions})"
+            for rs in rows.values() if len({r.qid for r in rs}) < questions]  # fmt: skip
+
+
+def publish(
+    summary: dict[str, Any], records: Sequence[QuestionRecord], command: str, out: Path
+) -> dict[str, Any]:
+    """Keep the records (without conversation text for a real memory) and publish them."""
+    kept = [kept_record(r, "real_memory" in summary) for r in records]
+    return write_published(out, provenance(summary, kept, command, out), kept)
+
+
+def remake(out: Path) -> dict[str, Any]:
+    """``out`` and its page made again from its kept answers and its own provenance."""
+    answers = kept_path(out)
+    if not out.is_file() or not answers.is_file():
+        raise SystemExit(f"error: --report-only needs {out} and its kept answers {answers}")
+    meta = json.loads(out.read_text(encoding="utf-8"))
+    return write_published(out, meta, read_kept(answers))
+
+
+def parse_args(argv: Sequence[str] | None = None) -> argparse.Namespace:
+    p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    p.add_argument("--summary", type=Path, help="the run's --out JSON")
+    p.add_argument("--results", type=Path, help="the run's per-question JSONL")
+    p.add_argument(
+        "--command", default=None,
+        help="the commands that produced the run (default: the summary's runs)",
+    )  # fmt: skip
+    p.add_argument(
+        "--out", type=Path, default=None,
+        help="the published file (default: named after the model and question set)",
+    )  # fmt: skip
+    p.add_argument("--partial", action="store_true", help="publish although rows are unfinished")
+    p.add_argument("--report-only", action="store_true",
+                   help="make --out and its page again from its kept answers")  # fmt: skip
+    args = p.parse_args(argv)
+    if args.report_only and args.out is None:
+        p.error("--report-only needs --out (the published file)")
+    if not args.report_only and (args.summary is None or args.results is None):
+        p.error("--summary and --results are needed (or --report-only --out FILE)")
+    return args
+
+
+def commands(summary: dict[str, Any], argv: Sequence[str]) -> str:
+    """The run's commands, then this one."""
+    runs = [r["command"] for r in summary.get("runs", [])] or [summary["command"]]
+    this = "python -m benchmarks.query_languages.publish " + shlex.join(argv)
+    return "; then ".join([*runs, this])
+
+
+def load_summary(path: Path) -> dict[str, Any]:
+    """The run's summary; a file is published per model, so it must hold one."""
+    summary: dict[str, Any] = json.loads(path.read_text(encoding="utf-8"))
+    if len(summary["models"]) != 1:
+        raise SystemExit(f"error: {path} holds models {summary['models']}: publish one at a "
+                         "time (run --report-only --models M --out S.json)")  # fmt: skip
+    return summary
+
+
+def from_run(args: argparse.Namespace, argv: Sequence[str]) -> tuple[Path, dict[str, Any]]:
+    """Publish the run of ``--summary`` and ``--results``: where to, and the file written."""
+    summary = load_summary(args.summary)
+    out = args.out or default_out(summary)
+    records = run_records(summary, args.results)
+    short = unfinished(records, summary["questions"])
+    if short and not args.partial:
+        raise SystemExit(f"error: unfinished rows: {', '.join(short)}; run the same command "
+                         "again to finish them, or pass --partial")  # fmt: skip
+    return out, publish(summary, records, args.command or commands(summary, argv), out)
 
 
 def main(argv: Sequence[str] | None = None) -> None:
-    p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    p.add_argument("--summary", type=Path, required=True, help="the run's --out JSON")
-    p.add_argument("--results", type=Path, required=True, help="the run's per-question JSONL")
-    p.add_argument("--command", required=True, help="the command(s) that produced the run")
-    p.add_argument("--out", type=Path, default=OUT)
-    args = p.parse_args(argv)
-    summary = json.loads(args.summary.read_text(encoding="utf-8"))
-    wanted = set(summary["qids"])
-    records = [r for r in load_records(args.results, summary["models"][0]) if r.qid in wanted]
-    data = published(summary, records, args.command, head_commit())
-    args.out.write_text(json.dumps(data, indent=2) + "\n", encoding="utf-8")
-    print(f"wrote {args.out}: {data['figures']['verdict']}")
+    argv = list(sys.argv[1:] if argv is None else argv)
+    args = parse_args(argv)
+    out, data = (args.out, remake(args.out)) if args.report_only else from_run(args, argv)
+    print(f"wrote {out}, {kept_path(out).name} and {out.with_suffix('.md').name}: "
+          f"{data['figures']['verdict']}")  # fmt: skip
 
 
 if __name__ == "__main__":

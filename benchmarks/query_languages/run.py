@@ -32,6 +32,14 @@ the generated train split; the run checks that no demo names an entity of the re
 and the record says where the questions came from (``real_memory``). The SQLite copy and the
 default ``--out`` live in DIR.
 
+Records and summary: each record keeps when its question was asked and the machine's load
+then, so ``publish`` can tell whether the arms were measured one at a time. The summary lists
+the commands (with their commits) that asked its questions (``runs``: those of the summary
+already at ``--out`` for the same ``--results``, then this one), which ``publish`` names as the
+run's provenance. ``--report-only --results FILE`` aggregates any records, such as the answers
+``publish`` keeps in ``benchmarks/published/``. ``--models openai/qwen2.5-coder-0.5b-instruct``
+asks the small model at ``apexmem services up llm-small`` (port 8082).
+
 Few-shot: every arm carries its compiled demos from the train split (``fewshot``; written by
 ``compile`` to ``compiled/s<seeds>/``, or ``--compiled DIR``), after a check that none of them
 touches the run's test split; ``--zero-shot`` runs without them. Each record says which
@@ -43,8 +51,10 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import shlex
 import signal
 import sys
+import time
 from collections.abc import Iterator, Sequence
 from contextlib import ExitStack, contextmanager
 from pathlib import Path
@@ -58,8 +68,9 @@ from apexmem_neo.llm import make_lm
 from apexmem_neo.memory.build import local_lm_check
 from apexmem_neo.ontology import GraphBatch
 from apexmem_neo.services.neo4j_server import private_neo4j
-from apexmem_neo.settings import Settings
+from apexmem_neo.settings import SMALL_LM, SMALL_LM_API_BASE, Settings
 from benchmarks.charts import grouped_bars
+from benchmarks.memory import head_commit
 from benchmarks.query_languages.arms import (
     AGENT_ARMS,
     AGENT_CONFIG,
@@ -88,11 +99,11 @@ from benchmarks.query_languages.generate import (
     load_questions,
 )
 from benchmarks.query_languages.gold import DEFAULT_SEED, PREFIX, people_names
-from benchmarks.query_languages.metrics import PROGRAMS, QuestionRecord
+from benchmarks.query_languages.metrics import QuestionRecord
 from benchmarks.query_languages.questions import Question
 from benchmarks.query_languages.real_memory import SOURCE, load_source
 from benchmarks.query_languages.split import SPLITS, Split, select, split_sizes
-from benchmarks.query_languages.stats import RESAMPLES, SEED, model_figures
+from benchmarks.query_languages.stats import RESAMPLES, SEED, model_figures, program_rows
 from benchmarks.query_languages.tables import markdown, print_tables
 from benchmarks.query_languages.text2cypher import Text2CypherArm
 from benchmarks.query_languages.text2sql import Text2SQLArm, text2sql_program
@@ -100,6 +111,11 @@ from benchmarks.query_languages.text2sql import Text2SQLArm, text2sql_program
 DEFAULT_LM: Final = "openai/qwen2.5-coder-1.5b-instruct"
 DEFAULT_OUT: Final = Path("benchmarks/results/query_languages.json")
 LOCAL_MODEL: Final = "Qwen2.5-Coder-1.5B-Instruct, Q4_K_M GGUF (1.5B parameters), llama-server"
+MODEL_NOTES: Final = {
+    DEFAULT_LM: LOCAL_MODEL,
+    SMALL_LM: "Qwen2.5-Coder-0.5B-Instruct, Q4_K_M GGUF (0.5B parameters), llama-server "
+    "(apexmem services up llm-small)",
+}
 console = Console()
 __all__ = ["main", "markdown"]  # markdown: benchmarks.report renders the study's JSON with it
 
@@ -159,6 +175,7 @@ def parse_args(argv: Sequence[str] | None = None) -> argparse.Namespace:
     )  # fmt: skip
     p.add_argument("--report-only", action="store_true", help="only aggregate the JSONL")
     args = p.parse_args(argv)
+    args.argv = list(sys.argv[1:] if argv is None else argv)
     resolve_question_set(p, args)
     args.program = "zero-shot" if args.zero_shot else "compiled"
     args.compiled = args.compiled or compiled_dir(args.gold_seeds or [DEFAULT_SEED])
@@ -235,20 +252,43 @@ def sqlite_path(args: argparse.Namespace, settings: Settings) -> Path:
 
 def endpoint(settings: Settings, model: str) -> tuple[str | None, str | None]:
     """(api_base, api_key) for ``model``, by the rules ``Settings.lm_endpoint`` has for
-    APEXMEM_LM."""
-    return settings.model_copy(update={"lm": model}).lm_endpoint()
+    APEXMEM_LM; the small local model at its own server (``apexmem services up llm-small``)
+    unless APEXMEM_LM names it with an address of its own."""
+    if model != SMALL_LM:
+        return settings.model_copy(update={"lm": model}).lm_endpoint()
+    key = settings.lm_api_key.get_secret_value() if settings.lm_api_key else "local"
+    if settings.lm == SMALL_LM and "lm_api_base" in settings.model_fields_set:
+        return settings.lm_api_base, key
+    return SMALL_LM_API_BASE, key
 
 
 def require_local_lms(settings: Settings, models: list[str]) -> None:
     """Exit with one line when a model's server on this machine does not answer, instead of
-    recording every question as a failed answer."""
+    recording every question as a failed answer, or serves another model."""
     for model in models:
-        check = local_lm_check(endpoint(settings, model)[0])
+        api_base = endpoint(settings, model)[0]
+        check = local_lm_check(api_base, model)
+        if check is None or api_base is None:
+            continue
         try:
-            if check is not None:
-                check()
+            check()
         except ServiceUnavailableError as exc:
             raise SystemExit(f"error: {exc}") from None
+        check_served(api_base, model)
+
+
+def check_served(api_base: str, model: str) -> None:
+    """Exit when the server at ``api_base`` lists its models and ``model`` is not one of them
+    (llama-server answers any model name with the one it serves)."""
+    import httpx
+
+    try:
+        listed = httpx.get(f"{api_base.rstrip('/')}/models", timeout=5.0).json()
+    except (httpx.HTTPError, ValueError):
+        return
+    served = [m.get("id") for m in listed.get("data", []) if isinstance(m, dict)]
+    if served and model.split("/")[-1] not in served:
+        raise SystemExit(f"error: the server at {api_base} serves {served}, not {model}")
 
 
 STUDY_NEO4J_PORT: Final = 7798
@@ -342,8 +382,10 @@ def ask_all(
 ) -> None:
     """Ask every (question, model, arm) of ``todo``; append each result at once."""
     for n, (question, model, arm) in enumerate(todo, 1):
+        started, load = time.time(), os.getloadavg()[0]
         record: QuestionRecord = arms[model][arm].ask(question)
         record.model, record.program = model, args.program
+        record.started_at, record.load_at_start = round(started, 1), round(load, 2)
         with args.results.open("a", encoding="utf-8") as fh:
             fh.write(record.model_dump_json() + "\n")
         mark = "[green]ok[/]" if record.correct else "[red]wrong[/]"
@@ -394,7 +436,7 @@ def run_arms(
 
 
 def model_note(model: str) -> str:
-    return LOCAL_MODEL if model == DEFAULT_LM else model
+    return MODEL_NOTES.get(model, model)
 
 
 def report(
@@ -410,13 +452,16 @@ def report(
                if r.qid in wanted and r.arm in args.arms and r.model in models]  # fmt: skip
     by_model = {}
     for model in models:
-        by_arm = arm_rows(args, [r for r in records if r.model == model])
+        by_arm = program_rows(args.arms, [r for r in records if r.model == model], args.program)
         by_model[model] = {
             "model_note": model_note(model), "lm_api_base": endpoint(settings, model)[0],
             **model_figures(by_arm),
         }  # fmt: skip
+    command = "python -m benchmarks.query_languages." + shlex.join(["run", *args.argv])
     return {
-        "command": "python -m benchmarks.query_languages." + " ".join(["run", *sys.argv[1:]]),
+        "command": command,
+        "runs": run_history(args, command),
+        "results": str(shown_path(args.results)),
         "model": ", ".join(models),
         "models": models,
         "neo4j_uri": (
@@ -429,11 +474,30 @@ def report(
         "load_average": list(os.getloadavg()),
         **question_set_note(args, every_question),
         "split": args.split,
+        "skip": args.skip,
+        "limit": args.limit,
         "questions": len(questions),
         "qids": [q.qid for q in questions],
         "bootstrap": {"resamples": RESAMPLES, "seed": SEED, "interval": "percentile, 95%"},
         "by_model": by_model,
     }
+
+
+def run_history(args: argparse.Namespace, command: str) -> list[dict[str, str]]:
+    """The commands (with their commits) that asked this summary's questions: those of the
+    summary already at ``--out`` for the same results file, then this one unless it only
+    reported; a command run again to resume is listed once."""
+    runs: list[dict[str, str]] = []
+    if args.out.is_file():
+        try:
+            old = json.loads(args.out.read_text(encoding="utf-8"))
+        except json.JSONDecodeError:
+            old = {}
+        if old.get("results") == str(shown_path(args.results)):
+            runs = old.get("runs", [])
+    if not args.report_only and command not in [r["command"] for r in runs]:
+        runs.append({"command": command, "commit": args.commit})
+    return runs
 
 
 def question_set_note(args: argparse.Namespace, every: list[Question]) -> dict[str, Any]:
@@ -449,26 +513,6 @@ def shown_path(path: Path) -> Path:
     """``path`` relative to the working directory when it lies under it."""
     resolved = path.resolve()
     return resolved.relative_to(Path.cwd()) if resolved.is_relative_to(Path.cwd()) else resolved
-
-
-def row_name(arm: str, program: str) -> str:
-    """An arm's row in the report: the arm itself with its demos, marked without them."""
-    return arm if program == "compiled" else f"{arm} ({program})"
-
-
-def arm_rows(
-    args: argparse.Namespace, records: list[QuestionRecord]
-) -> dict[str, list[QuestionRecord]]:
-    """Row name -> records, per arm its compiled row then its zero-shot row, each when it has
-    records (an arm without any gets the row of this run's program)."""
-    rows = {}
-    for arm in args.arms:
-        mine = [r for r in records if r.arm == arm]
-        for program in PROGRAMS:
-            chosen = [r for r in mine if r.program == program]
-            if chosen or (not mine and program == args.program):
-                rows[row_name(arm, program)] = chosen
-    return rows
 
 
 def few_shot_note(args: argparse.Namespace) -> dict[str, Any]:
@@ -524,6 +568,7 @@ def study_questions(
 
 def main(argv: Sequence[str] | None = None) -> None:
     args = parse_args(argv)
+    args.commit = head_commit()  # taken when the run starts
     settings = Settings()
     models = args.models or [settings.lm]
     gold, every_question = load_study(args)

@@ -21,7 +21,14 @@ from typing import Any, Final
 
 import numpy as np
 
-from benchmarks.query_languages.metrics import QuestionRecord, aggregate, by_kind, query_calls
+from benchmarks.query_languages.metrics import (
+    PROGRAMS,
+    Program,
+    QuestionRecord,
+    aggregate,
+    by_kind,
+    query_calls,
+)
 
 RESAMPLES: Final = 2000
 SEED: Final = 1
@@ -116,3 +123,23 @@ def model_figures(by_arm: Mapping[str, Sequence[QuestionRecord]]) -> dict[str, A
         "arms": {arm: arm_figures(rs) for arm, rs in by_arm.items()},
         "mcnemar": mcnemar_pairs(by_arm),
     }
+
+
+def row_name(arm: str, program: str) -> str:
+    """An arm's row in the report: the arm itself with its demos, marked without them."""
+    return arm if program == "compiled" else f"{arm} ({program})"
+
+
+def program_rows(
+    arms: Sequence[str], records: Sequence[QuestionRecord], default: Program = "compiled"
+) -> dict[str, list[QuestionRecord]]:
+    """Row name -> records, per arm its compiled row then its zero-shot row, each when it has
+    records (an arm without any gets the row of the ``default`` program)."""
+    rows = {}
+    for arm in arms:
+        mine = [r for r in records if r.arm == arm]
+        for program in PROGRAMS:
+            chosen = [r for r in mine if r.program == program]
+            if chosen or (not mine and program == default):
+                rows[row_name(arm, program)] = chosen
+    return rows

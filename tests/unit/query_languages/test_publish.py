@@ -1,24 +1,11 @@
-"""The published SQL-vs-Cypher file: the verdict's paired tests, and a table README can show."""
+"""The published SQL-vs-Cypher file's verdict: paired tests per language pair, kind and program."""
 
 from __future__ import annotations
 
-import json
-from pathlib import Path
-
 import pytest
 
-from benchmarks.published_results import results_table
 from benchmarks.query_languages.metrics import QuestionRecord
-from benchmarks.query_languages.publish import (
-    compare,
-    holm,
-    published,
-    report_markdown,
-    report_plot,
-    verdict_line,
-    verdicts,
-)
-from benchmarks.query_languages.stats import model_figures
+from benchmarks.query_languages.publish import compare, holm, verdict_line, verdicts
 
 
 def record(arm: str, qid: int, correct: bool, kind: str = "as_of") -> QuestionRecord:
@@ -57,24 +44,11 @@ def test_verdicts_per_pair_and_kind() -> None:
     assert "one-shot: no significant difference (Holm p=1.0)" in line
 
 
-def test_the_published_file_renders_in_the_results_table(tmp_path: Path) -> None:
-    records = [*arm("neo4j-sql", set(range(15))), *arm("neo4j-cypher", set(range(12)))]
-    by_arm = {"neo4j-sql": records[:20], "neo4j-cypher": records[20:]}
-    summary = {
-        "models": ["m"], "split_sizes": {"train": 30, "test": 20}, "questions": 20,
-        "gold_seeds": [7], "few_shot": {"demos_per_arm": 9},
-        "by_model": {"m": {"model_note": "a model", **model_figures(by_arm)}},
-    }  # fmt: skip
-    data = published(summary, records, "python -m x", "abc")
-    assert data["figures"]["neo4j_sql"]["successes"] == 15
-    assert data["figures"]["neo4j_cypher"]["rate"] == 0.6 and data["ci95"]["neo4j_cypher"][0] < 0.6
-    (tmp_path / "query_languages.json").write_text(json.dumps(data))
-    table = results_table(tmp_path)
-    assert "agent, SQL on Neo4j (shim): answer accuracy (n=20) | 75.0% |" in table
-    assert "SQL vs Cypher verdict: agent on Neo4j: no significant difference (Holm p=" in table
-
-    text = report_markdown(data)
-    assert "| agent, SQL on Neo4j (shim) | 20 | 75.0 [" in text
-    assert "| agent on Neo4j (neo4j-sql vs neo4j-cypher) | all | 20 | 15 | 12 |" in text
-    assert text.endswith(f"**Verdict:** {data['figures']['verdict']}")
-    assert report_plot(data, tmp_path / "plot.png").stat().st_size > 1000
+def test_zero_shot_rows_are_a_family_of_their_own() -> None:
+    asked = [*arm("text2sql", set(range(2))), *arm("text2cypher", set(range(18)))]
+    zero = [r.model_copy(update={"program": "zero-shot"}) for r in asked]
+    comps = verdicts([*arm("text2sql", set(range(10))), *arm("text2cypher", set(range(10))), *zero])
+    assert list(comps) == ["one-shot", "one-shot, zero-shot"]
+    assert comps["one-shot"]["program"] == "compiled" and comps["one-shot"]["all"]["p_holm"] == 1.0
+    assert comps["one-shot, zero-shot"]["all"]["better"] == "Cypher"
+    assert "one-shot, zero-shot: Cypher better" in verdict_line(comps)
