@@ -15,6 +15,7 @@ from typing import Any, Final
 
 from benchmarks.charts import grouped_bars
 from benchmarks.query_languages.metrics import FAILURE_CLASSES
+from benchmarks.query_languages.tables import fmt as cell
 
 MAIN_HEAD: Final = (
     "arm", "n", "accuracy % [bootstrap 95%]", "query ok % [bootstrap 95%]", "first try ok %",
@@ -24,15 +25,6 @@ COMPARISON_HEAD: Final = (
     "comparison (SQL arm vs Cypher arm)", "kind", "n", "SQL right", "Cypher right",
     "p (McNemar)", "p (Holm)", "better",
 )  # fmt: skip
-
-
-def cell(value: Any) -> str:
-    """A figure as a table cell: "-" when missing, "[low, high]" for an interval."""
-    if value is None:
-        return "-"
-    if isinstance(value, list):
-        return "[" + ", ".join(cell(v) for v in value) + "]"
-    return str(value)
 
 
 def md_table(head: Sequence[str], rows: Sequence[Sequence[Any]]) -> list[str]:
