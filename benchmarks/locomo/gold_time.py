@@ -116,10 +116,14 @@ _BASES: Final = (
     ("season", rf"(?P<g_s>{_SEASON}) (?:of )?(?P<g_y>{YEAR})"),
     ("my", rf"(?P<h_m>{_MON}) (?:of )?(?P<h_y>{YEAR})"),
     ("isomonth", rf"(?P<i_y>{YEAR})-(?P<i_m>\d{{2}})(?!-\d)"),
+    ("dmrange", rf"(?P<m_d1>{_D}){_DASH}(?P<m_d2>{_D}) (?:of )?(?P<m_m>{_MON})(?! \d)"),
+    ("mdrange", rf"(?P<n_m>{_MON}) (?P<n_d1>{_D}){_DASH}(?P<n_d2>{_D})(?!\d| \d)"),
     ("dm", rf"(?P<j_d>{_D}) (?:of )?(?P<j_m>{_MON})(?! \d)"),
     ("md", rf"(?P<k_m>{_MON}) (?P<k_d>{_D})(?!\d| \d)"),
     ("year", rf"(?P<l_y>{YEAR})"),
 )
+YEARLESS: Final = ("dmrange", "mdrange", "dm", "md")
+"""The bases that name days without their year."""
 _BASE = "(?:" + "|".join(f"(?P<{name}>{pattern})" for name, pattern in _BASES) + ")"
 _UNIT = r"(?:day|week|weekend|month|year)"
 _MODIFIER = (
@@ -188,6 +192,10 @@ def _base_span(m: re.Match[str], years: tuple[int, ...]) -> list[Span]:
         "season": lambda: [_season(g["g_s"], int(g["g_y"]))],
         "my": lambda: [_month(int(g["h_y"]), month("h_m"))],
         "isomonth": lambda: [_month(int(g["i_y"]), int(g["i_m"]))],
+        "dmrange": lambda: [_span(date(y, month("m_m"), int(g["m_d1"])),
+                                  date(y, month("m_m"), int(g["m_d2"]))) for y in years],
+        "mdrange": lambda: [_span(date(y, month("n_m"), int(g["n_d1"])),
+                                  date(y, month("n_m"), int(g["n_d2"]))) for y in years],
         "dm": lambda: [_day(date(y, month("j_m"), int(g["j_d"]))) for y in years],
         "md": lambda: [_day(date(y, month("k_m"), int(g["k_d"]))) for y in years],
         "year": lambda: [_year(int(g["l_y"]))],
@@ -372,7 +380,7 @@ def _whole_phrase(text: str, anchor: date | None) -> Span | None:
     m = PHRASE.fullmatch(text)
     if m is not None:
         years: tuple[int, ...] = (anchor.year,) if anchor else ()
-        if anchor is not None and (m["dm"] or m["md"]):  # a day without its year
+        if anchor is not None and any(m[k] for k in YEARLESS):  # a day without its year
             years = tuple(_nearest_year(s, anchor) for s in _base_span(m, years))
         spans = _phrase_spans(m, years)
         return spans[0] if spans else None

@@ -54,6 +54,10 @@ def span_of(gold: str, said_on: str | None = None) -> tuple[str, str]:
         ("a year ago", "2023-05-20", "2022-01-01", "2022-12-31"),
         ("last Saturday", "2023-05-24", "2023-05-20", "2023-05-20"),
         ("2 March", "2024-03-04", "2024-03-02", "2024-03-02"),
+        # a range of days in one month without its year: the year of the evidence day
+        ("The week of April 3rd to 9th", "2023-04-10", "2023-04-03", "2023-04-09"),
+        ("3-9 April", "2023-04-10", "2023-04-03", "2023-04-09"),
+        ("December 28 to 31", "2024-01-02", "2023-12-28", "2023-12-31"),
     ],
 )
 def test_a_gold_time_becomes_an_interval(gold: str, said_on: str, start: str, end: str) -> None:
