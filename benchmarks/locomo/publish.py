@@ -21,12 +21,23 @@ different conversations have different qids, so the paired differences pair with
 conversation), the runs' commands, commits and dates under ``sources``, and beside it one
 answers file holding all the runs' answers (rejudge reads it as it reads one run's).
 
+``--hand SHEET [SHEET ...]`` (one run or ``--pool``) adds the hand grades of filled blind
+grading sheets (``benchmarks.locomo.judge_check sheet --blind``: no ``judge`` field), joined
+to the records by system and qid with the same answer text; every published answer
+(categories 1-4) needs exactly one boolean grade, and anything else is refused in one line.
+Each system then also gets ``hand_accuracy`` and ``hand_ci95`` (the same bootstrap), per
+category too, and ``judge_hand_agreement``; the paired differences by hand go under
+``differences_by_hand``, the sheets under ``hand_grades``, and README's rows show the hand
+figure beside the judge's.
+
 Usage (from the repo root):
     .venv/bin/python -m benchmarks.locomo.publish benchmarks/results/locomo_conv-43.json \\
         --tuned-on "..." --evaluated-on "..."
     .venv/bin/python -m benchmarks.locomo.publish --pool benchmarks/results/locomo_conv-44.json \\
         benchmarks/results/locomo_conv-47.json --tuned-on "..." --evaluated-on "..." \\
         --out benchmarks/published/locomo_pooled_eval.json
+    .venv/bin/python -m benchmarks.locomo.publish benchmarks/results/locomo_conv-43.json \\
+        --tuned-on "..." --evaluated-on "..." --hand benchmarks/judge_check/conv-43.jsonl
 """
 
 from __future__ import annotations
@@ -46,6 +57,13 @@ from benchmarks.memory import read_jsonl
 from benchmarks.published_results import PUBLISHED
 
 RESAMPLES = 2000
+REPO = Path(__file__).resolve().parents[2]
+HAND_NOTE = (
+    "hand grades: each answer graded by hand blind to the judge's verdict (the sheet held no "
+    "verdict), by the one written grader's rule in benchmarks/locomo/judge_check.py's "
+    "docstring; hand_accuracy is the share graded right, judge_hand_agreement the share where "
+    "the judge's verdict (none counts as wrong) equals the hand grade"
+)
 SYSTEM_LABELS = {
     "agent": "agent",
     "agent_fast": "agent, fast mode",
@@ -75,12 +93,19 @@ def bootstrap_interval(
 def _scores(records: Sequence[dict[str, Any]]) -> dict[str, Any]:
     correct = [1.0 if r.get("correct") is True else 0.0 for r in records]  # no verdict: wrong
     f1 = [float(r.get("f1") or 0.0) for r in records]
-    return {
+    scores = {
         "n": len(records),
         "judge_accuracy": round(sum(correct) / len(correct), 4),
         "f1": round(sum(f1) / len(f1), 4),
         "ci95": {"judge_accuracy": bootstrap_interval(correct), "f1": bootstrap_interval(f1)},
     }
+    if any("human" in r for r in records):  # hand grades joined (``hand_grades``)
+        hand = [1.0 if r.get("human") is True else 0.0 for r in records]
+        agree = [1.0 if j == h else 0.0 for j, h in zip(correct, hand, strict=True)]
+        scores["hand_accuracy"] = round(sum(hand) / len(hand), 4)
+        scores["hand_ci95"] = bootstrap_interval(hand)
+        scores["judge_hand_agreement"] = round(sum(agree) / len(agree), 4)
+    return scores
 
 
 def system_figures(records: Sequence[dict[str, Any]]) -> dict[str, Any]:
@@ -104,16 +129,20 @@ def system_figures(records: Sequence[dict[str, Any]]) -> dict[str, Any]:
 
 
 def paired_difference(
-    records: Sequence[dict[str, Any]], system: str, baseline: str, category: int | None = None
+    records: Sequence[dict[str, Any]],
+    system: str,
+    baseline: str,
+    category: int | None = None,
+    grade: str = "correct",
 ) -> dict[str, Any] | None:
     """``system``'s judge accuracy minus ``baseline``'s on the questions both answered (of
     ``category``, else of categories 1-4), with a paired bootstrap 95% interval; None when
-    they share no question."""
+    they share no question. ``grade="human"``: the same by the hand grades."""
     wanted = (category,) if category is not None else PAPER_CATEGORIES
     by_system: dict[str, dict[str, float]] = {system: {}, baseline: {}}
     for r in records:
         if r["system"] in by_system and r["category"] in wanted:
-            by_system[r["system"]][r["qid"]] = 1.0 if r.get("correct") is True else 0.0
+            by_system[r["system"]][r["qid"]] = 1.0 if r.get(grade) is True else 0.0
     shared = sorted(set(by_system[system]) & set(by_system[baseline]))
     if not shared:
         return None
@@ -122,9 +151,11 @@ def paired_difference(
             "ci95": bootstrap_interval(gaps)}  # fmt: skip
 
 
-def _differences(records: Sequence[dict[str, Any]], systems: list[str]) -> dict[str, Any]:
+def _differences(
+    records: Sequence[dict[str, Any]], systems: list[str], grade: str = "correct"
+) -> dict[str, Any]:
     """Each agent system against each baseline, then ``agent`` against ``agent_fast``,
-    overall and on temporal questions."""
+    overall and on temporal questions (by the judge, or ``grade="human"`` by hand)."""
     agents = [s for s in systems if s in AGENTS]
     pairs = [(a, b) for a in agents for b in systems if b not in AGENTS]
     if set(AGENTS) <= set(agents):
@@ -132,7 +163,7 @@ def _differences(records: Sequence[dict[str, Any]], systems: list[str]) -> dict[
     out: dict[str, Any] = {}
     for system, baseline in pairs:
         for label, category in (("overall_1_4", None), ("temporal", 2)):
-            gap = paired_difference(records, system, baseline, category)
+            gap = paired_difference(records, system, baseline, category, grade)
             if gap is not None:
                 out[f"{system}_minus_{baseline}_{label}"] = gap
     return out
@@ -216,7 +247,12 @@ def _publication(
     first = summaries[0]
     systems = _systems(records)
     labels = system_labels(systems, first.get("setup", {}).get("mode"))
-    figures = {s: system_figures([r for r in records if r["system"] == s]) for s in systems}
+    figures: dict[str, Any] = {
+        s: system_figures([r for r in records if r["system"] == s]) for s in systems
+    }
+    figures["differences"] = _differences(records, systems)
+    if any("human" in r for r in records):
+        figures["differences_by_hand"] = _differences(records, systems, "human")
     return {
         "order": order,
         "name": f"LOCOMO {place} question answering, categories 1-4: "
@@ -227,12 +263,64 @@ def _publication(
         "model": f"{first['model']} (judge: {first.get('judge_model', first['model'])})",
         "tuned_on": tuned_on,
         "evaluated_on": evaluated_on,
-        "figures": {**figures, "differences": _differences(records, systems)},
+        "figures": figures,
         "ci95": {s: figures[s]["ci95"]["judge_accuracy"] for s in systems},
         "table": [table_row(place, s, figures[s], labels[s]) for s in systems],
         "notes": "judge accuracy: the local judge's CORRECT share (no verdict counts as wrong); "
         "f1: LOCOMO's token F1; intervals: percentile bootstrap over questions",
     }
+
+
+def hand_grades(
+    sheets: Sequence[tuple[str, Sequence[dict[str, Any]]]], records: Sequence[dict[str, Any]]
+) -> dict[tuple[str, str], bool] | str:
+    """(system, qid) -> the hand grade of the filled ``sheets`` (each its name and rows), or
+    the one-line refusal: a row must be graded true or false on a blind sheet (no ``judge``
+    field), match one record by system and qid with the same answer text and be the only row
+    for it, and every published record (categories 1-4) needs a row."""
+    by_key = {(r["system"], r["qid"]): r for r in records}
+    grades: dict[tuple[str, str], bool] = {}
+    for name, rows in sheets:
+        for no, row in enumerate(rows, start=1):
+            key = (row.get("system"), row.get("qid"))
+            where = f"{name} row {no} ({key[0]} {key[1]})"
+            if not isinstance(row.get("human"), bool):
+                return f"error: {where}: human is {row.get('human')!r}, not true or false"
+            if "judge" in row:  # the note says the grades were made blind
+                return f"error: {where}: holds the judge's verdict, so was not graded blind"
+            if key not in by_key:
+                return f"error: {where}: no published record of that system and qid"
+            if row.get("answer") != by_key[key].get("answer"):
+                return f"error: {where}: its answer differs from the record's"
+            if key in grades:
+                return f"error: {where}: graded twice"
+            grades[key] = row["human"]
+    ungraded = [k for k in by_key if k[0] in SYSTEM_LABELS and k not in grades
+                and by_key[k]["category"] in PAPER_CATEGORIES]  # fmt: skip
+    if ungraded:
+        return (
+            f"error: {len(ungraded)} published answers have no sheet row, the first "
+            f"{ungraded[0][0]} {ungraded[0][1]}"
+        )
+    return grades
+
+
+def with_hand(
+    records: Sequence[dict[str, Any]], grades: dict[tuple[str, str], bool]
+) -> list[dict[str, Any]]:
+    """``records`` with their hand grade (``human``) where a sheet graded them."""
+    return [
+        {**r, "human": grades[(r["system"], r["qid"])]} if (r["system"], r["qid"]) in grades else r
+        for r in records
+    ]
+
+
+def repo_path(path: Path) -> str:
+    """``path`` relative to the repo when it lies inside it."""
+    try:
+        return path.resolve().relative_to(REPO).as_posix()
+    except ValueError:
+        return str(path)
 
 
 def pool_refusal(runs: Sequence[tuple[dict[str, Any], Sequence[dict[str, Any]]]]) -> str | None:
@@ -296,6 +384,20 @@ def table_row(
         if "temporal" in figures["categories"]
         else ""
     )
+    if "hand_accuracy" in figures:
+        temporal = temporal and (
+            f"; temporal judge {{{system}[categories][temporal][judge_accuracy]:.1%}}, by hand "
+            f"{{{system}[categories][temporal][hand_accuracy]:.1%}} "
+            f"(n={{{system}[categories][temporal][n]}})"
+        )
+        return {
+            "result": f"LOCOMO {conversation}, {label or SYSTEM_LABELS[system]}, judge and "
+            f"hand accuracy (n={{{system}[n]}})",
+            "figure": f"judge {{{system}[judge_accuracy]:.1%}}, by hand "
+            f"{{{system}[hand_accuracy]:.1%}}{temporal}; F1 {{{system}[f1]:.2f}}; "
+            f"p50 {{{system}[p50_seconds]}} s",
+            "ci95": system,
+        }
     return {
         "result": f"LOCOMO {conversation}, {label or SYSTEM_LABELS[system]}, judge accuracy "
         f"(n={{{system}[n]}})",
@@ -332,6 +434,15 @@ def _args(argv: list[str] | None) -> argparse.Namespace:
         help="the judged answers (default: the .jsonl beside the summary; a rejudged copy "
         "from benchmarks.locomo.rejudge publishes today's judge's verdicts)",
     )
+    p.add_argument(
+        "--hand",
+        type=Path,
+        nargs="+",
+        default=None,
+        metavar="SHEET",
+        help="filled grading sheets (benchmarks.locomo.judge_check) grading every published "
+        "answer by hand: adds hand accuracy, its agreement with the judge and gaps by hand",
+    )
     return p.parse_args(argv)
 
 
@@ -353,6 +464,33 @@ def _load_run(
 Publication = tuple[dict[str, Any], list[dict[str, Any]], Path]
 
 
+def _read_sheets(paths: Sequence[Path]) -> list[tuple[str, list[dict[str, Any]]]] | str:
+    sheets = []
+    for path in paths:
+        if not path.is_file():
+            return f"error: no sheet at {path}"
+        try:
+            sheets.append((repo_path(path), read_jsonl(path)))
+        except ValueError as exc:
+            return f"error: {path} is not JSON Lines ({exc})"
+    return sheets
+
+
+def _graded(
+    args: argparse.Namespace, records: Sequence[dict[str, Any]]
+) -> dict[tuple[str, str], bool] | str | None:
+    """``--hand``'s grades of ``records``, the one-line refusal, or None without --hand."""
+    if args.hand is None:
+        return None
+    sheets = _read_sheets(args.hand)
+    return sheets if isinstance(sheets, str) else hand_grades(sheets, records)
+
+
+def _note_hand(result: dict[str, Any], args: argparse.Namespace) -> None:
+    result["hand_grades"] = {"sheets": [repo_path(p) for p in args.hand], "note": HAND_NOTE}
+    result["notes"] += "; " + HAND_NOTE
+
+
 def _pool(args: argparse.Namespace) -> Publication | str:
     """The pooled publication of ``--pool``'s runs, its records and where it goes, or the
     one-line refusal."""
@@ -367,10 +505,19 @@ def _pool(args: argparse.Namespace) -> Publication | str:
     refusal = pool_refusal(runs)
     if refusal is not None:
         return refusal
+    grades = _graded(args, [r for _, rows in runs for r in rows])
+    if isinstance(grades, str):
+        return grades
+    if grades is not None:
+        runs = [(summary, with_hand(rows, grades)) for summary, rows in runs]
     result = pooled(runs, args.tuned_on, args.evaluated_on, args.order)
+    hand = [] if args.hand is None else ["--hand", *(repo_path(p) for p in args.hand)]
     result["pooled_by"] = shlex.join(
-        [".venv/bin/python", "-m", "benchmarks.locomo.publish", "--pool", *map(str, args.pool)]
-    )
+        [".venv/bin/python", "-m", "benchmarks.locomo.publish", "--pool", *map(str, args.pool),
+         *hand]
+    )  # fmt: skip
+    if grades is not None:
+        _note_hand(result, args)
     names = "_".join(source["conversation"] for source in result["sources"])
     out = args.out or PUBLISHED / f"locomo_pooled_{names}.json"
     return result, [r for _, rows in runs for r in rows], out
@@ -384,7 +531,14 @@ def _single(args: argparse.Namespace) -> Publication | str:
     if isinstance(run, str):
         return run
     summary, records = run
+    grades = _graded(args, records)
+    if isinstance(grades, str):
+        return grades
+    if grades is not None:
+        records = with_hand(records, grades)
     result = published(summary, records, args.tuned_on, args.evaluated_on, args.order)
+    if grades is not None:
+        _note_hand(result, args)
     out = args.out or PUBLISHED / f"locomo_{summary['setup']['conversation']}.json"
     return result, records, out
 
