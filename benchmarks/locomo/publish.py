@@ -552,6 +552,7 @@ def main(argv: list[str] | None = None) -> int:
     result, records, out = made
     answers = answers_path(out)
     result["answers"] = answers.name
+    out.parent.mkdir(parents=True, exist_ok=True)
     out.write_text(json.dumps(result, indent=1) + "\n", encoding="utf-8")
     rows = answer_rows(records)
     answers.write_text("".join(json.dumps(r) + "\n" for r in rows), encoding="utf-8")
