@@ -362,8 +362,9 @@ def answers_path(summary_path: Path) -> Path:
 
 def portable_command(command: str) -> str:
     """The run's command with its LOCOMO file named as LOCOMO ships it (``locomo10.json``;
-    a run may read a copy holding some of its conversations, which are the same)."""
-    words = command.split()
+    a run may read a copy holding some of its conversations, which are the same) and paths
+    inside this repository relative to it, so it runs from any clone."""
+    words = [repo_path(Path(w)) if w.startswith(f"{REPO}/") else w for w in command.split()]
     for i, word in enumerate(words):
         if word == "--data" and i + 1 < len(words):
             words[i + 1] = "locomo10.json"
@@ -512,10 +513,10 @@ def _pool(args: argparse.Namespace) -> Publication | str:
         runs = [(summary, with_hand(rows, grades)) for summary, rows in runs]
     result = pooled(runs, args.tuned_on, args.evaluated_on, args.order)
     hand = [] if args.hand is None else ["--hand", *(repo_path(p) for p in args.hand)]
+    pool = [repo_path(p) for p in args.pool]
     result["pooled_by"] = shlex.join(
-        [".venv/bin/python", "-m", "benchmarks.locomo.publish", "--pool", *map(str, args.pool),
-         *hand]
-    )  # fmt: skip
+        [".venv/bin/python", "-m", "benchmarks.locomo.publish", "--pool", *pool, *hand]
+    )
     if grades is not None:
         _note_hand(result, args)
     names = "_".join(source["conversation"] for source in result["sources"])

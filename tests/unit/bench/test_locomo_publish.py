@@ -11,6 +11,7 @@ from typing import Any
 import pytest
 
 from benchmarks.locomo.publish import (
+    REPO,
     answers_path,
     bootstrap_interval,
     main,
@@ -56,6 +57,11 @@ def test_a_published_run_names_its_provenance_and_reads_into_the_table() -> None
     assert set(REQUIRED) <= set(result) and result["commit"] == "abc"
     assert result["command"] == "python -m benchmarks.locomo.run --data locomo10.json"
     assert portable_command("run --data=/x/dev5.json --tag t") == "run --data=locomo10.json --tag t"
+    inside = f"run --db {REPO}/benchmarks/results/c/s.sqlite --out-dir /elsewhere/out"
+    assert (
+        portable_command(inside)
+        == "run --db benchmarks/results/c/s.sqlite --out-dir /elsewhere/out"
+    )
     agent, rag = result["figures"]["agent"], result["figures"]["rag"]
     assert (agent["n"], agent["judge_accuracy"], rag["judge_accuracy"]) == (8, 1.0, 0.5)
     assert rag["categories"]["temporal"]["judge_accuracy"] == 0.0
