@@ -26,6 +26,11 @@ TABLE_START = "<!-- results table: python -m benchmarks.published_results -->\n"
 TABLE_END = "\n<!-- end results table -->"
 
 
+def answers_path(published: Path) -> Path:
+    """Where a published file keeps its answers: ``x.json`` -> ``x.answers.jsonl``."""
+    return published.with_suffix(".answers.jsonl")
+
+
 def wilson(successes: int, n: int, z: float = Z95) -> tuple[float, float]:
     """The Wilson score interval of ``successes`` out of ``n`` (95% by default)."""
     if n <= 0:

@@ -54,7 +54,7 @@ from typing import Any
 
 from benchmarks.locomo.data import CATEGORY_NAMES, PAPER_CATEGORIES
 from benchmarks.memory import read_jsonl
-from benchmarks.published_results import PUBLISHED
+from benchmarks.published_results import PUBLISHED, answers_path
 
 RESAMPLES = 2000
 REPO = Path(__file__).resolve().parents[2]
@@ -353,11 +353,6 @@ ANSWER_FIELDS = ("qid", "system", "category", "answer", "correct")
 def answer_rows(records: Sequence[dict[str, Any]]) -> list[dict[str, Any]]:
     """The run's answers as kept beside its summary: only ids, the answer and its verdict."""
     return [{k: r.get(k) for k in ANSWER_FIELDS} for r in records]
-
-
-def answers_path(summary_path: Path) -> Path:
-    """Where a published summary's answers go: ``locomo_x.json`` -> ``locomo_x.answers.jsonl``."""
-    return summary_path.with_suffix(".answers.jsonl")
 
 
 def portable_command(command: str) -> str:

@@ -57,8 +57,3 @@ def write_kept(path: Path, records: Iterable[QuestionRecord]) -> None:
 def read_kept(path: Path) -> list[QuestionRecord]:
     lines = path.read_text(encoding="utf-8").splitlines()
     return [QuestionRecord.model_validate_json(line) for line in lines if line.strip()]
-
-
-def kept_path(published: Path) -> Path:
-    """Where a published file's answers are kept: ``x.json`` -> ``x.answers.jsonl``."""
-    return published.with_suffix(".answers.jsonl")

@@ -47,8 +47,8 @@ from typing import Any, Final
 
 from apexmem_neo.settings import LOCAL_LM, SMALL_LM
 from benchmarks.memory import head_commit
-from benchmarks.published_results import PUBLISHED, wilson
-from benchmarks.query_languages.kept import kept_path, kept_record, read_kept, write_kept
+from benchmarks.published_results import PUBLISHED, answers_path, wilson
+from benchmarks.query_languages.kept import kept_record, read_kept, write_kept
 from benchmarks.query_languages.metrics import PROGRAMS, QuestionRecord
 from benchmarks.query_languages.page import page, report_markdown, report_plot
 from benchmarks.query_languages.stats import (
@@ -370,7 +370,7 @@ def provenance(
         **{k: summary[k] for k in ("split_sizes", "real_memory") if k in summary},
         "skip": summary.get("skip", 0), "questions": summary["questions"],
         "few_shot": {**summary["few_shot"], "program": ", ".join(programs)},
-        "answers": kept_path(out).name, "intervals": INTERVALS,
+        "answers": answers_path(out).name, "intervals": INTERVALS,
     }  # fmt: skip
 
 
@@ -381,7 +381,7 @@ def write_published(
     data = assemble(meta, kept)
     out.parent.mkdir(parents=True, exist_ok=True)
     out.write_text(json.dumps(data, indent=2) + "\n", encoding="utf-8")
-    write_kept(kept_path(out), kept)
+    write_kept(answers_path(out), kept)
     out.with_suffix(".md").write_text(page(data), encoding="utf-8")
     return data
 
@@ -415,7 +415,7 @@ def publish(
 
 def remake(out: Path) -> dict[str, Any]:
     """``out`` and its page made again from its kept answers and its own provenance."""
-    answers = kept_path(out)
+    answers = answers_path(out)
     if not out.is_file() or not answers.is_file():
         raise SystemExit(f"error: --report-only needs {out} and its kept answers {answers}")
     meta = json.loads(out.read_text(encoding="utf-8"))
@@ -477,7 +477,7 @@ def main(argv: Sequence[str] | None = None) -> None:
     argv = list(sys.argv[1:] if argv is None else argv)
     args = parse_args(argv)
     out, data = (args.out, remake(args.out)) if args.report_only else from_run(args, argv)
-    print(f"wrote {out}, {kept_path(out).name} and {out.with_suffix('.md').name}: "
+    print(f"wrote {out}, {answers_path(out).name} and {out.with_suffix('.md').name}: "
           f"{data['figures']['verdict']}")  # fmt: skip
 
 

@@ -15,9 +15,9 @@ import pytest
 
 from apexmem_neo.settings import LOCAL_LM, SMALL_LM, SMALL_LM_API_BASE, Settings
 from benchmarks import report
-from benchmarks.published_results import results_table, with_table
+from benchmarks.published_results import answers_path, results_table, with_table
 from benchmarks.query_languages.generate import load_questions
-from benchmarks.query_languages.kept import AGENT_ERROR, kept_path, read_kept
+from benchmarks.query_languages.kept import AGENT_ERROR, read_kept
 from benchmarks.query_languages.metrics import PROGRAMS, CallRecord, QuestionRecord
 from benchmarks.query_languages.publish import (
     ARM_LABELS,
@@ -97,7 +97,7 @@ def write_results(path: Path, questions: list[Question], model: str) -> Path:
 
 
 def files(out: Path) -> list[str]:
-    paths = (out, kept_path(out), out.with_suffix(".md"))
+    paths = (out, answers_path(out), out.with_suffix(".md"))
     return [p.read_text(encoding="utf-8") for p in paths]
 
 
@@ -147,7 +147,7 @@ def test_a_generated_run_publishes_both_rows_and_remakes_from_its_kept_answers(
             f"{cypher['rate']:.1%}; zero-shot {row['rate']:.1%} |") in table  # fmt: skip
     assert "| SQL vs Cypher verdict: agent on Neo4j: " in table
 
-    kept = read_kept(kept_path(out))
+    kept = read_kept(answers_path(out))
     assert len(kept) == 10 * len(ARMS) * 2
     assert all(r.question == "" and r.gold == "" for r in kept)
     assert any(c.output_head.startswith("**1 rows.**") for r in kept for c in r.calls)
@@ -159,7 +159,7 @@ def test_a_generated_run_publishes_both_rows_and_remakes_from_its_kept_answers(
     publish(["--report-only", "--out", str(out)])
     assert files(out) == before
 
-    again = summarize(tmp_path, kept_path(out), flags, LOCAL_LM)["by_model"][LOCAL_LM]["arms"]
+    again = summarize(tmp_path, answers_path(out), flags, LOCAL_LM)["by_model"][LOCAL_LM]["arms"]
     assert again["neo4j-cypher (zero-shot)"]["failure_classes"] == row["failure_classes"]
     assert again["neo4j-cypher"]["accuracy_pct"] == round(100 * cypher["rate"], 1)
 
@@ -201,10 +201,10 @@ def test_a_real_memory_run_keeps_no_conversation_text(tmp_path: Path, real_dir: 
     assert "scope 'conv-x'" in data["evaluated_on"] and "sha256" in data["evaluated_on"]
     assert data["tuned_on"].startswith("nothing of this memory")
 
-    text = kept_path(out).read_text(encoding="utf-8")
+    text = answers_path(out).read_text(encoding="utf-8")
     for q in questions:
         assert q.text not in text and f"| {q.gold} |" not in text
-    kept = read_kept(kept_path(out))
+    kept = read_kept(answers_path(out))
     assert {k for line in text.splitlines() for k in json.loads(line)} <= KEPT_FIELDS
     assert all(r.question == r.gold == r.answer == "" for r in kept)
     assert all(c.output_head == "" for r in kept for c in r.calls)
@@ -216,7 +216,7 @@ def test_a_real_memory_run_keeps_no_conversation_text(tmp_path: Path, real_dir: 
     before = files(out)
     publish(["--report-only", "--out", str(out)])
     assert files(out) == before
-    again = summarize(tmp_path, kept_path(out), flags, LOCAL_LM)["by_model"][LOCAL_LM]["arms"]
+    again = summarize(tmp_path, answers_path(out), flags, LOCAL_LM)["by_model"][LOCAL_LM]["arms"]
     assert again["text2cypher"]["failure_classes"] == row["failure_classes"]
     assert again["text2cypher"]["error_classes"] == row["error_classes"]
 
