@@ -25,24 +25,29 @@ Verdict rules, in order (``prejudge``):
    for a day, a partly overlapping month, a single day for a vague span of years such as "a
    few years ago", a date written in a way not read here) is left to the LLM: an unread
    date never makes WRONG.
-2. **Numbers.** When the gold is a number with at most a unit ("two", "5 years"), or a
+2. **Yes or no.** When the gold is only yes or no, a hedge allowed ("Presumably not",
+   "Likely yes"): CORRECT when the answer opens with the same word, WRONG with the other.
+3. **Numbers.** When the gold is a number with at most a unit ("two", "5 years"), or a
    sentence that restates the question around one ("They have been married for 5 years."
    for "How long have they been married?"): CORRECT
    when the answer gives that number in digits or words, with the gold's unit or none;
    WRONG when it gives only other numbers and nothing beyond them, their units and the
    question's words ("3" for "two").
-3. **Lists.** When the gold lists short items ("Oslo and Bergen", "a, b, and c"):
+4. **Lists.** When the gold lists short items ("Oslo and Bergen", "a, b, and c"):
    CORRECT when the answer holds every item (each item's content words, two thirds and at
-   least two of them, or its letters: LOCOMO glues words); WRONG when the items are short
-   words joined by "and" (or three or more) and the answer names some, nothing of another,
-   and nothing beyond the items and the question's words ("Oslo" alone). Such a list is
-   never CORRECT by the words rule (two of three items are not the answer); a list of
-   phrases ("She felt calm and grateful") falls through to it.
-4. **Names.** When the gold is a capitalised name or title: CORRECT when the answer writes
+   least two of them, or its letters when it has four or more: LOCOMO glues words); WRONG
+   when the items are short words joined by "and" (or three or more) and the answer names
+   some, nothing of another, and nothing beyond the items and the question's words ("Oslo"
+   alone). Such a list is never CORRECT by the words rule (two of three items are not the
+   answer); a list of phrases ("She felt calm and grateful") falls through to it.
+5. **Names.** When the gold is a capitalised name or title: CORRECT when the answer writes
    a leading part of it of at least two words and half its words ("Silent Rivers" for
    "Silent Rivers of the Northern Sky"; never "Silver" for "Silver Fox").
-5. **Words.** CORRECT when the answer holds every number of the gold and all, or two thirds
+6. **Words.** CORRECT when the answer holds every number of the gold and all, or two thirds
    and at least two, of its content words (number words read as digits); not for lists.
+   Also CORRECT when it holds every number and every content word of the gold that the
+   question does not already say ("coding" for "Coding assignment" asked as "What kind of
+   assignment ...?"), unless the answer negates and the gold does not.
 
 A rule that cannot decide passes; the LLM then sees ``gold_seen``: the gold with the interval
 its time words mean beside it ("last Saturday (= 20 May 2023)").
@@ -138,6 +143,22 @@ def holds_most_gold_words(answer: str, gold: str) -> bool:
     return bool(wanted) and _mostly_found(wanted, content_stems(answer))
 
 
+_NEGATION: Final = re.compile(r"\b(?:not|no|never|none|\w+n['\u2019]t)\b", re.IGNORECASE)
+
+
+def holds_gold_beyond_question(question: str, answer: str, gold: str) -> bool:
+    """True when the answer holds every number of the gold and every content word of the
+    gold that the question does not already say: "coding" for "Coding assignment" asked as
+    "What kind of assignment ...". Never when the answer negates and the gold does not."""
+    if _NEGATION.search(answer) and not _NEGATION.search(gold):
+        return False
+    answer_digits, gold_digits = digits_for_words(answer), digits_for_words(gold)
+    if not set(_NUMBER.findall(gold_digits)) <= set(_NUMBER.findall(answer_digits)):
+        return False
+    wanted = content_stems(gold) - content_stems(question) - _FILLER_STEMS
+    return bool(wanted) and wanted <= content_stems(answer)
+
+
 def _mostly_found(wanted: set[str], found_in: set[str]) -> bool:
     found = wanted & found_in
     return found == wanted or (len(found) >= 2 and len(found) >= MOST_OF_GOLD * len(wanted))
@@ -218,6 +239,9 @@ def _extra_words(answer: str, question: str, allowed: set[str]) -> set[str]:
 _LIST_SPLIT: Final = re.compile(r"\s*,\s*(?:and\s+|&\s*)?|\s+and\s+|\s*&\s*")
 LIST_ITEM_WORDS: Final = 4
 LIST_WORD_ITEM_WORDS: Final = 3
+# An item is found in the answer's letters only when it has this many: "c" (from "C++") is
+# inside "javascript", "playingchess" is a glued "playing chess".
+GLUED_ITEM_LETTERS: Final = 4
 
 
 @dataclass(frozen=True)
@@ -258,7 +282,10 @@ def list_verdict(question: str, gold: GoldList, answer: str) -> Decision:
     said, glued = content_stems(answer), _compact(answer)
     items = [(content_stems(i), _compact(i)) for i in gold.items]
     items = [(stems, letters) for stems, letters in items if stems]
-    found = [_mostly_found(stems, said) or letters in glued for stems, letters in items]
+    found = [
+        _mostly_found(stems, said) or (len(letters) >= GLUED_ITEM_LETTERS and letters in glued)
+        for stems, letters in items
+    ]
     if len(items) >= 2 and all(found):
         return True, "the answer holds every item of the gold"
     missing = [s for (s, _), f in zip(items, found, strict=True) if not f and not s & said]
@@ -266,6 +293,30 @@ def list_verdict(question: str, gold: GoldList, answer: str) -> Decision:
     if gold.exclusive and any(found) and missing and not _extra_words(answer, question, allowed):
         return False, f"the answer names {sum(found)} of the gold's {len(items)} items"
     return None, ""
+
+
+_HEDGES: Final = frozenset(
+    "presumably probably likely possibly apparently maybe perhaps most".split()
+)
+_POLARITY: Final = {"yes": True, "no": False, "not": False}
+
+
+def gold_polarity(gold: str) -> bool | None:
+    """True for a gold that is only yes, False for only no, a hedge allowed ("Presumably
+    not", "Likely yes"); None for anything else."""
+    words = [w for w in normalize_answer(gold).split() if w not in _HEDGES]
+    return _POLARITY.get(words[0]) if len(words) == 1 else None
+
+
+def polarity_verdict(gold: bool, answer: str) -> Decision:
+    """CORRECT when the answer opens with the gold's yes or no, WRONG with the other one;
+    else undecided ("Not mentioned" is not a no)."""
+    first = normalize_answer(answer).split()[:1]
+    said = {"yes": True, "no": False}.get(first[0]) if first else None
+    if said is None:
+        return None, ""
+    word = "yes" if gold else "no"
+    return said == gold, f"the answer says {'yes' if said else 'no'}, the gold {word}"
 
 
 _NAME_WORD: Final = re.compile(r"[A-Z][\w'\u2019-]*")
@@ -343,7 +394,7 @@ def prejudge(question: str, gold: str, answer: str, said_on: str | None = None) 
         if span is not None
         else _shape_rules(question, gold, answer)
     )
-    correct, why = decided or _name_and_words_rules(gold, answer)
+    correct, why = decided or _name_and_words_rules(question, gold, answer)
     return PreVerdict(correct, why, gold_for_llm(gold, said_on))
 
 
@@ -379,7 +430,13 @@ def _only_repeats_question(gold: Span, answer: AnswerDates, asked: AnswerDates) 
 
 
 def _shape_rules(question: str, gold: str, answer: str) -> Decision | None:
-    """Rules 2 and 3: a number gold, a list gold (an exclusive list stops here)."""
+    """Rules 2 to 4: a yes-or-no gold, a number gold, a list gold (an exclusive list stops
+    here)."""
+    polarity = gold_polarity(gold)
+    if polarity is not None:
+        decided = polarity_verdict(polarity, answer)
+        if decided[0] is not None:
+            return decided
     number = gold_number(gold) or restated_number(question, gold)
     if number is not None:
         decided = number_verdict(question, number, answer)
@@ -393,11 +450,13 @@ def _shape_rules(question: str, gold: str, answer: str) -> Decision | None:
     return None
 
 
-def _name_and_words_rules(gold: str, answer: str) -> Decision:
-    """Rules 4 and 5, else undecided."""
+def _name_and_words_rules(question: str, gold: str, answer: str) -> Decision:
+    """Rules 5 and 6, else undecided."""
     name = gold_name(gold)
     if name is not None and names_shorter_name(name, answer):
         return True, "the answer gives a shorter form of the gold's name"
     if holds_most_gold_words(answer, gold):
         return True, "most content words and every number of the gold"
+    if holds_gold_beyond_question(question, answer, gold):
+        return True, "every word of the gold that the question does not say"
     return None, ""

@@ -10,7 +10,12 @@ from dspy.utils import DummyLM
 
 from benchmarks.locomo.gold_time import answer_dates, clean_dates, resolve_gold_time
 from benchmarks.locomo.judge import Judge
-from benchmarks.locomo.prejudge import gold_for_llm, prejudge, restated_number
+from benchmarks.locomo.prejudge import (
+    gold_for_llm,
+    holds_gold_beyond_question,
+    prejudge,
+    restated_number,
+)
 
 
 def span_of(gold: str, said_on: str | None = None) -> tuple[str, str]:
@@ -226,3 +231,37 @@ def test_an_answer_that_only_repeats_the_questions_month_is_wrong() -> None:
     assert prejudge(question, gold, "June 2023", said_on).correct is False
     assert prejudge(question, gold, "20 June 2023", said_on).correct is True
     assert prejudge("When did Ann go camping?", gold, "June 2023", said_on).correct is True
+
+
+@pytest.mark.parametrize(
+    ("gold", "answer", "correct"),
+    [
+        ("Presumably not", "No", True),
+        ("Likely yes", "Yes, she lives in Lisbon.", True),
+        ("No", "Yes, both of them have cats.", False),
+        ("Probably no", "yes", False),
+        ("Likely no", "Not mentioned in the conversation", None),  # not a no
+        ("No, she moved", "No", None),  # a longer gold: other rules or the LLM
+    ],
+)
+def test_a_yes_or_no_gold_takes_the_answers_yes_or_no(
+    gold: str, answer: str, correct: bool | None
+) -> None:
+    assert prejudge("Did she ...?", gold, answer).correct is correct
+
+
+def test_the_gold_words_the_question_already_says_are_not_needed() -> None:
+    question = "What kind of course was giving Ann a hard time at school?"
+    assert prejudge(question, "Chemistry course", "chemistry").correct is True
+    assert prejudge(question, "Chemistry course", "physics").correct is None
+    assert prejudge(question, "Chemistry course", "not chemistry, history").correct is None
+    assert prejudge("How long does Ann run?", "about an hour", "An hour").correct is True
+    assert not holds_gold_beyond_question("What kind of course?", "the course", "course")
+
+
+def test_a_one_letter_list_item_is_not_found_inside_another_word() -> None:
+    question = "Which languages does Ann write?"
+    answer = "Ann writes Rust, JavaScript and Go."
+    assert prejudge(question, "Rust and C", answer).correct is not True
+    assert prejudge(question, "Rust and C++", answer).correct is not True
+    assert prejudge(question, "Rust and C", "Rust and C").correct is True
