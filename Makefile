@@ -62,7 +62,8 @@ LOCOMO_CONVS ?= conv-26
 bench-smoke: install
 	bash scripts/bench-smoke.sh
 
-## the full versions, then the report (hours on the local model; LOCOMO_CONVS="conv-26 conv-30")
+## the full versions, then the report (hours on the local model; LOCOMO_CONVS="conv-26 conv-30";
+## LOCOMO's file from APEXMEM_LOCOMO_DATA=PATH/locomo10.json)
 bench: install
 	for conv in $(LOCOMO_CONVS); do $(BENCH).locomo.run --conversation $$conv --tag $$conv || exit 1; done
 	$(BENCH).temporal.run --conversations 10

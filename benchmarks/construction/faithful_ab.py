@@ -37,13 +37,13 @@ from typing import Any, Final
 from apexmem_neo.construction.loaders import load_locomo
 from apexmem_neo.store.sqlite import SQLiteGraphStore
 from benchmarks.construction.run import (
-    DEFAULT_DATA,
     TEXT_DTYPES,
     _portable,
     remeasured,
     value_said,
 )
 from benchmarks.construction.run import _args as run_args
+from benchmarks.locomo.data import add_data_argument, locomo_data
 
 PUBLISHED: Final = Path(__file__).resolve().parents[1] / "published" / "construction_faithful.json"
 CAPTION: Final = re.compile(r"\s*\[shares a photo: (.*)\]\s*$", re.S)
@@ -145,9 +145,12 @@ def session_ratios(before: dict[str, Any], after: dict[str, Any]) -> list[float]
     return ratios
 
 
-def remeasure(results: Path, db: Path, conversation: str, sessions: int) -> dict[str, Any]:
-    args = run_args(["--conversation", conversation, "--sessions", str(sessions),
-                     "--db-dir", str(db), "--from-results", str(results)])  # fmt: skip
+def remeasure(
+    results: Path, db: Path, conversation: str, sessions: int, data: Path
+) -> dict[str, Any]:
+    args = run_args(["--data", str(data), "--conversation", conversation,
+                     "--sessions", str(sessions), "--db-dir", str(db),
+                     "--from-results", str(results)])  # fmt: skip
     turns = load_locomo(args.data, [conversation], sessions)
     sample = next(s for s in json.loads(args.data.read_text()) if s["sample_id"] == conversation)
     return remeasured(args, sample, {t.session_seq: t.session_id for t in turns})
@@ -158,7 +161,7 @@ def published(
 ) -> dict[str, Any]:
     from benchmarks.published_results import wilson
 
-    speakers = conversation_speakers(args.conversation)
+    speakers = conversation_speakers(args.conversation, args.data)
     arms = {
         "before": arm_figures(before, args.before_db, speakers),
         "after": arm_figures(after, args.after_db, speakers),
@@ -235,7 +238,7 @@ def published(
     }
 
 
-def conversation_speakers(conversation: str, data: Path = DEFAULT_DATA) -> tuple[str, str]:
+def conversation_speakers(conversation: str, data: Path) -> tuple[str, str]:
     sample = next(s for s in json.loads(data.read_text()) if s["sample_id"] == conversation)
     return sample["conversation"]["speaker_a"], sample["conversation"]["speaker_b"]
 
@@ -274,6 +277,7 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--after-db", type=Path, required=True, help="its --db-dir")
     p.add_argument("--conversation", default="conv-30")
     p.add_argument("--sessions", type=int, default=10)
+    add_data_argument(p)
     p.add_argument("--hand-before", type=counted, help="a hand check of the before store, K/N")
     p.add_argument("--hand-after", type=counted, help="the same of the after store, K/N")
     p.add_argument("--publish", action="store_true", help=f"write {PUBLISHED.name}")
@@ -294,8 +298,9 @@ def main(argv: list[str] | None = None) -> int:
         key = hand_sheet(dbs, args.per_arm, args.seed, args.hand_sheet)
         print(f"wrote {args.hand_sheet} (the arms are in {key})")
         return 0
-    before = remeasure(args.before, args.before_db, args.conversation, args.sessions)
-    after = remeasure(args.after, args.after_db, args.conversation, args.sessions)
+    args.data = locomo_data(args.data)
+    before = remeasure(args.before, args.before_db, args.conversation, args.sessions, args.data)
+    after = remeasure(args.after, args.after_db, args.conversation, args.sessions, args.data)
     record = published(before, after, args)
     print(json.dumps(record["figures"], indent=2))
     if args.publish:

@@ -20,7 +20,6 @@ import json
 import statistics
 import sys
 import time
-from pathlib import Path
 from typing import Any
 
 import dspy
@@ -33,7 +32,8 @@ from apexmem_neo.llm.extract_compact.signatures import ExtractCompactSignature
 from apexmem_neo.llm.extract_event.module import format_anchor, format_context
 from apexmem_neo.llm.lm import SchemaJSONAdapter, output_model
 from apexmem_neo.settings import LOCAL_LM_API_BASE
-from benchmarks.construction.run import DEFAULT_DATA, value_said
+from benchmarks.construction.run import value_said
+from benchmarks.locomo.data import add_data_argument, locomo_data
 
 ARMS = ("schema", "object", "none", "compact-demos", "demos-3", "demos-0", "cap-3")
 CAP = 3
@@ -84,7 +84,7 @@ def grounded(facts: list[Any], text: str) -> int:
 
 def main(argv: list[str] | None = None) -> int:
     p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    p.add_argument("--data", type=Path, default=DEFAULT_DATA)
+    add_data_argument(p)
     p.add_argument("--conversation", default="conv-30")
     p.add_argument("--turns", type=int, default=8)
     p.add_argument("--arms", default="schema,object,none")
@@ -94,8 +94,7 @@ def main(argv: list[str] | None = None) -> int:
     unknown = [a for a in arms if a not in ARMS]
     if unknown:
         raise SystemExit(f"unknown arm(s) {', '.join(unknown)}; known: {', '.join(ARMS)}")
-    if not args.data.is_file():
-        raise SystemExit(f"LOCOMO data not found at {args.data} (--data points elsewhere)")
+    args.data = locomo_data(args.data)
     turns = load_locomo(args.data, [args.conversation], 1)[: args.turns]
     demos = list(ExtractCompact().predict.demos)
     results: dict[str, list[dict[str, Any]]] = {a: [] for a in arms}

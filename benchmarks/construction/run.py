@@ -24,8 +24,8 @@ Per arm, for the turns it ingested into its fresh SQLite store:
 Usage (from the repo root):
     .venv/bin/python -m benchmarks.construction.run --conversation conv-30 --sessions 10 \\
         --compare-sessions 3 --arms compact,baseline --publish
-The data path defaults to ../shared/data/locomo/locomo_dev5.json (``--data`` points
-elsewhere); when it is absent the benchmark says so and exits 0. Results go to
+``--data`` names the LOCOMO file (default ``$APEXMEM_LOCOMO_DATA``); without one the run
+stops with one line naming the fix. Results go to
 benchmarks/results/construction_locomo.json; ``--publish`` writes
 benchmarks/published/construction.json.
 """
@@ -61,10 +61,10 @@ from apexmem_neo.ontology.lexicon import offered_properties
 from apexmem_neo.search.embedder import SentenceTransformerEmbedder
 from apexmem_neo.settings import Settings
 from apexmem_neo.store.sqlite import SQLiteGraphStore
+from benchmarks.locomo.data import add_data_argument, locomo_data
 from benchmarks.memory import head_commit
 
 REPO = Path(__file__).resolve().parents[2]
-DEFAULT_DATA = REPO.parent / "shared" / "data" / "locomo" / "locomo_dev5.json"
 PUBLISHED = REPO / "benchmarks" / "published" / "construction.json"
 FUTURE = re.compile(
     r"\b(tomorrow|next|upcoming|coming|soon|will|going to|plan|in \w+ (days|weeks))\b"
@@ -75,7 +75,7 @@ TEXT_DTYPES = frozenset({"str", "enum"})
 
 def _args(argv: list[str] | None) -> argparse.Namespace:
     p = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    p.add_argument("--data", type=Path, default=DEFAULT_DATA)
+    add_data_argument(p)
     p.add_argument("--conversation", default="conv-26")
     p.add_argument("--sessions", type=int, default=2, help="first N sessions (subset)")
     p.add_argument("--limit", type=int, default=None, help="first N turns only")
@@ -391,11 +391,9 @@ def speedups(summaries: dict[str, dict[str, Any]], compared: list[int]) -> dict[
 
 
 def _portable(command: str) -> str:
-    """The command without a ``--data`` path that is the default (outside the repository)."""
-    found = re.search(r" --data (\S+)", command)
-    if found and Path(found.group(1)).resolve() == DEFAULT_DATA.resolve():
-        return command.replace(found.group(0), "")
-    return command
+    """The command with its ``--data`` path reduced to the file's name: the LOCOMO file lives
+    outside the repository, wherever its reader keeps it."""
+    return re.sub(r"(--data[ =])(\S+)", lambda m: m[1] + Path(m[2]).name, command)
 
 
 def _share(cov: dict[str, Any]) -> dict[str, Any]:
@@ -551,9 +549,7 @@ def remeasured(
 
 def main(argv: list[str] | None = None) -> int:
     args = _args(argv)
-    if not args.data.is_file():
-        print(f"LOCOMO data not found at {args.data}; skipping the construction benchmark.")
-        return 0
+    args.data = locomo_data(args.data)
     turns = load_locomo(args.data, [args.conversation], args.sessions)[: args.limit]
     sample = next(
         s for s in json.loads(args.data.read_text()) if s["sample_id"] == args.conversation

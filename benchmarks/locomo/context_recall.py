@@ -31,6 +31,7 @@ from benchmarks.locomo.baselines import fit_recent, rag_turns
 from benchmarks.locomo.data import (
     last_session_date,
     load_sample,
+    locomo_data,
     sample_turns,
     select_questions,
     turn_dia_ids,
@@ -73,9 +74,7 @@ def markdown(result: dict[str, Any]) -> str:
 def main(argv: list[str] | None = None) -> int:
     argv = sys.argv[1:] if argv is None else argv
     args = run_args(argv)  # the LOCOMO run's options, so the same flags find the same store
-    if not args.data.is_file():
-        print(f"LOCOMO data not found at {args.data}; nothing to measure.")
-        return 0
+    args.data = locomo_data(args.data)
     db, _, _ = _paths(args)
     if not db.is_file():
         raise SystemExit(

@@ -7,11 +7,13 @@ never said it (reported separately).
 
 from __future__ import annotations
 
+import argparse
 import json
+import os
 import re
 from collections.abc import Iterable
 from pathlib import Path
-from typing import Any
+from typing import Any, Final
 
 from pydantic import BaseModel
 
@@ -40,6 +42,41 @@ class LocomoQuestion(BaseModel):
     evidence: list[str] = []
     adversarial_answer: str | None = None
     said_on: str | None = None
+
+
+LOCOMO_DATA_ENV: Final = "APEXMEM_LOCOMO_DATA"
+LOCOMO_SOURCE: Final = "data/locomo10.json of github.com/snap-research/locomo"
+
+
+def add_data_argument(parser: argparse.ArgumentParser, required: bool = True) -> None:
+    """``--data``: the LOCOMO file. The project ships no LOCOMO text, so there is no default
+    path; ``locomo_data`` reads ``$APEXMEM_LOCOMO_DATA`` when the flag is not given."""
+    need = "" if required else " (optional)"
+    parser.add_argument(
+        "--data",
+        type=Path,
+        default=None,
+        help=f"the LOCOMO JSON file, locomo10.json{need}; default ${LOCOMO_DATA_ENV}",
+    )
+
+
+def locomo_data(path: Path | None) -> Path:
+    """The LOCOMO file to read: ``path`` (``--data``), else ``$APEXMEM_LOCOMO_DATA``. Stops with
+    one line naming the fix when neither is given or the file is missing."""
+    if path is None:
+        named = os.environ.get(LOCOMO_DATA_ENV, "").strip()
+        if not named:
+            raise SystemExit(
+                f"error: no LOCOMO data: give --data PATH/locomo10.json or set "
+                f"{LOCOMO_DATA_ENV} (the file is {LOCOMO_SOURCE})"
+            )
+        path = Path(named)
+    if not path.is_file():
+        raise SystemExit(
+            f"error: LOCOMO data not found at {path}: give --data PATH/locomo10.json "
+            f"({LOCOMO_SOURCE})"
+        )
+    return path
 
 
 def load_samples(path: Path) -> list[dict[str, Any]]:

@@ -47,8 +47,7 @@ from collections.abc import Iterable, Sequence
 from pathlib import Path
 from typing import Any
 
-from benchmarks.locomo.data import LocomoQuestion
-from benchmarks.locomo.run import DEFAULT_DATA
+from benchmarks.locomo.data import LocomoQuestion, add_data_argument, locomo_data
 
 SHEET_FIELDS = ("system", "qid", "category", "answer", "judge")
 RELATIVE_TIME_WORDS = re.compile(
@@ -210,7 +209,7 @@ def _rejudge(args: argparse.Namespace) -> int:
 
     lm, _ = resolve_lm(args.model, args.api_base, 64)
     rows = _read([args.sheet])
-    questions = locomo_questions(args.data, {r["qid"] for r in rows})
+    questions = locomo_questions(locomo_data(args.data), {r["qid"] for r in rows})
     rows = rejudge(rows, Judge(lm), questions)
     args.out.parent.mkdir(parents=True, exist_ok=True)
     args.out.write_text("".join(json.dumps(r) + "\n" for r in rows), encoding="utf-8")
@@ -244,7 +243,7 @@ def main(argv: list[str] | None = None) -> int:
     again.add_argument("--out", type=Path, required=True)
     again.add_argument("--model", default=None, help="any LiteLLM model (default APEXMEM_LM)")
     again.add_argument("--api-base", default=None)
-    again.add_argument("--data", type=Path, default=DEFAULT_DATA, help="the LOCOMO file")
+    add_data_argument(again)
     args = p.parse_args(sys.argv[1:] if argv is None else argv)
     if args.command == "rejudge":
         return _rejudge(args)

@@ -23,7 +23,13 @@ from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any
 
-from benchmarks.locomo.data import PAPER_CATEGORIES, LocomoQuestion, questions_by_qid
+from benchmarks.locomo.data import (
+    PAPER_CATEGORIES,
+    LocomoQuestion,
+    add_data_argument,
+    locomo_data,
+    questions_by_qid,
+)
 from benchmarks.locomo.judge import Judge, Verdict, judge_by_rules
 from benchmarks.memory import RESULTS, read_jsonl
 
@@ -78,11 +84,9 @@ def accuracy_change(rows: Sequence[dict[str, Any]]) -> dict[str, dict[str, Any]]
 
 
 def _args(argv: list[str] | None) -> argparse.Namespace:
-    from benchmarks.locomo.run import DEFAULT_DATA
-
     p = argparse.ArgumentParser(description=(__doc__ or "").split("\n")[0])
     p.add_argument("answers", type=Path, help="a run's answers (.answers.jsonl)")
-    p.add_argument("--data", type=Path, default=DEFAULT_DATA, help="the LOCOMO file")
+    add_data_argument(p)
     p.add_argument("--out", type=Path, default=None, help="default results/<name>.rejudged")
     p.add_argument("--rules-only", action="store_true", help="no LLM: undecided stay as were")
     p.add_argument("--model", default=None, help="any LiteLLM model (default APEXMEM_LM)")
@@ -96,9 +100,7 @@ def main(argv: list[str] | None = None) -> int:
     if not rows:
         print(f"error: no answers in {args.answers}", file=sys.stderr)
         return 2
-    if not args.data.is_file():
-        print(f"error: LOCOMO data not found at {args.data}", file=sys.stderr)
-        return 2
+    args.data = locomo_data(args.data)
     questions = questions_by_qid(args.data, {r["qid"] for r in rows})
     grade = by_rules if args.rules_only else with_llm(_judge(args))
     again = rejudge_rows(rows, questions, grade)

@@ -19,8 +19,8 @@ Usage (from the repo root):
         --judge-model anthropic/claude-3-5-haiku-latest --tag haiku
     .venv/bin/python -m benchmarks.locomo.run --conversation conv-44 --categories 1,2,3,4 \
         --systems agent,agent_fast,rag,full_context --tag conv-44   # both agent modes
-The data path defaults to ../shared/data/locomo/locomo_dev5.json; when absent the benchmark
-says so and exits 0. Output: benchmarks/results/locomo[_TAG].{json,jsonl,md,*.png}.
+``--data`` names the LOCOMO file (default ``$APEXMEM_LOCOMO_DATA``); without one the run
+stops with one line naming the fix. Output: benchmarks/results/locomo[_TAG].{json,jsonl,md,*.png}.
 """
 
 from __future__ import annotations
@@ -41,8 +41,10 @@ from apexmem_neo.construction.loaders import TurnInput
 from benchmarks.locomo.baselines import TranscriptAnswerer, fit_recent, rag_turns
 from benchmarks.locomo.data import (
     LocomoQuestion,
+    add_data_argument,
     last_session_date,
     load_sample,
+    locomo_data,
     sample_turns,
     select_questions,
     turn_dia_ids,
@@ -51,7 +53,6 @@ from benchmarks.locomo.judge import Judge, locomo_f1
 from benchmarks.locomo.metrics import summarize
 from benchmarks.locomo.render import markdown, plots
 from benchmarks.memory import (
-    REPO,
     RESULTS,
     WORK,
     AnswerLog,
@@ -64,7 +65,6 @@ from benchmarks.memory import (
     resolve_lm,
 )
 
-DEFAULT_DATA = REPO.parent / "shared" / "data" / "locomo" / "locomo_dev5.json"
 SYSTEMS = ("agent", "full_context", "rag")  # the default --systems
 KNOWN_SYSTEMS = ("agent", "agent_fast", "full_context", "rag")
 AGENT_MODES: dict[str, Mode | None] = {"agent": None, "agent_fast": "fast"}  # None: --mode
@@ -73,7 +73,7 @@ console = Console()
 
 def _args(argv: list[str] | None) -> argparse.Namespace:
     p = argparse.ArgumentParser(description=(__doc__ or "").split("\n")[0])
-    p.add_argument("--data", type=Path, default=DEFAULT_DATA)
+    add_data_argument(p)
     p.add_argument("--conversation", default="conv-26")
     p.add_argument("--sessions", type=int, default=None, help="first N sessions (default all)")
     p.add_argument("--turns", type=int, default=None, help="first N turns of those sessions")
@@ -367,9 +367,7 @@ def _notes(systems: Systems, setup: dict[str, Any], names: list[str]) -> list[st
 def main(argv: list[str] | None = None) -> int:
     argv = sys.argv[1:] if argv is None else argv
     args = _args(argv)
-    if not args.data.is_file():
-        print(f"LOCOMO data not found at {args.data}; skipping the LOCOMO QA benchmark.")
-        return 0
+    args.data = locomo_data(args.data)
     names = system_names(args.systems)  # before any work: a misspelt system stops the run
     db, jsonl, stem = _paths(args)
     args.db_path = db

@@ -20,12 +20,13 @@ import sys
 from pathlib import Path
 
 from benchmarks.locomo.data import (
+    add_data_argument,
     last_session_date,
     load_sample,
+    locomo_data,
     sample_turns,
     select_questions,
 )
-from benchmarks.locomo.run import DEFAULT_DATA
 
 
 def training_rows(
@@ -44,7 +45,7 @@ def training_rows(
 
 def main(argv: list[str] | None = None) -> int:
     p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    p.add_argument("--data", type=Path, default=DEFAULT_DATA)
+    add_data_argument(p)
     p.add_argument("--conversation", required=True)
     p.add_argument("--sessions", type=int, default=None)
     p.add_argument(
@@ -52,9 +53,7 @@ def main(argv: list[str] | None = None) -> int:
     )
     p.add_argument("--out", type=Path, required=True)
     args = p.parse_args(sys.argv[1:] if argv is None else argv)
-    if not args.data.is_file():
-        print(f"LOCOMO data not found at {args.data} (--data points elsewhere)")
-        return 1
+    args.data = locomo_data(args.data)
     rows = training_rows(args.data, args.conversation, args.sessions, args.skip_sessions)
     args.out.parent.mkdir(parents=True, exist_ok=True)
     args.out.write_text("".join(json.dumps(r) + "\n" for r in rows), encoding="utf-8")

@@ -29,6 +29,7 @@ from apexmem_neo.search.engine import HybridSearch
 from apexmem_neo.search.onnx_embedder import OnnxEmbedder, onnx_path, read_layout
 from apexmem_neo.search.packaged_models import resolve_model
 from apexmem_neo.search.protocol import Embedder, EmbedRuntime
+from benchmarks.locomo.data import add_data_argument, locomo_data
 from benchmarks.memory import head_commit
 from benchmarks.search import common, locomo
 from benchmarks.search.locomo_recall import evaluate
@@ -269,7 +270,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--child-add", choices=USER_ARMS, help=argparse.SUPPRESS)
     parser.add_argument("--home", help=argparse.SUPPRESS)
     parser.add_argument("--model", default=DEFAULT_MODEL)
-    parser.add_argument("--data", type=Path, default=locomo.DEFAULT_DATA)
+    add_data_argument(parser)
     parser.add_argument("--rounds", type=int, default=5)
     parser.add_argument("--publish", action="store_true")
     parser.add_argument(
@@ -287,9 +288,7 @@ def main(argv: list[str] | None = None) -> int:
     if args.from_results:
         publish(json.loads(args.from_results.read_text()), args.from_results)
         return 0
-    if not args.data.exists():
-        print(f"error: LOCOMO data not found at {args.data} (pass --data PATH)", file=sys.stderr)
-        return 1
+    args.data = locomo_data(args.data)
     result = run(args)
     saved = common.write_json("embed_runtime.json", result)
     print("wrote", saved)

@@ -12,7 +12,6 @@ from typing import Any
 from apexmem_neo.ontology import Session, Turn
 from apexmem_neo.search.documents import DEFAULT_WINDOW, SearchDocument, turn_documents
 
-DEFAULT_DATA = Path(__file__).resolve().parents[2] / ".." / "shared/data/locomo/locomo_dev5.json"
 _DIA = re.compile(r"D\d+:\d+")
 
 

@@ -11,7 +11,6 @@ from __future__ import annotations
 import argparse
 import sys
 import time
-from pathlib import Path
 from typing import Any
 
 from rich.console import Console
@@ -22,6 +21,7 @@ from apexmem_neo.search.documents import DEFAULT_WINDOW, DocKind
 from apexmem_neo.search.embedder import DEFAULT_MODEL
 from apexmem_neo.search.engine import HybridSearch
 from apexmem_neo.search.protocol import Embedder, SearchFilters, SearchIndex
+from benchmarks.locomo.data import add_data_argument, locomo_data
 from benchmarks.search import common, locomo
 
 KS = (5, 10, 20)
@@ -96,7 +96,7 @@ def table(results: dict[str, dict[str, dict[str, float]]]) -> Table:
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__)
-    parser.add_argument("--data", type=Path, default=locomo.DEFAULT_DATA)
+    add_data_argument(parser)
     parser.add_argument("--backends", nargs="+", default=list(common.BACKENDS))
     parser.add_argument("--presets", nargs="+", default=["bm25_only", "dense_only", "hybrid"])
     parser.add_argument("--model", default=DEFAULT_MODEL)
@@ -105,9 +105,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--neo4j-uri", default="bolt://127.0.0.1:7687")
     common.add_es_vector_index_argument(parser)
     args = parser.parse_args(argv)
-    if not args.data.exists():
-        print(f"LOCOMO data not found at {args.data}; skipping (pass --data PATH)")
-        return 0
+    args.data = locomo_data(args.data)
     convs = locomo.load(args.data, window=args.window)
     embedder = common.embedder(args.model)
     results = {b: run_backend(b, args, embedder, convs) for b in args.backends}

@@ -1,8 +1,9 @@
 """The LOCOMO QA harness end to end through the local LLM, on 2 questions.
 
-Ingests the first 5 turns of conv-26 (whose gold evidence answers exactly two questions:
-"When did Caroline go to the LGBTQ support group?" and "What is Caroline's identity?"),
-asks them through the agent and the RAG baseline, judges, and writes the result files.
+Ingests session 1 (5 turns) of an invented conversation in LOCOMO's format
+(``tests/data/locomo_mini.json``, whose session 1 answers exactly two of its three questions:
+a temporal one and a single-hop one), asks them through the agent and the RAG baseline,
+judges, and writes the result files.
 A second run must answer nothing again (resumable) and reuse the ingest.
 """
 
@@ -14,18 +15,18 @@ from pathlib import Path
 import pytest
 
 from benchmarks.locomo import context_recall
-from benchmarks.locomo.run import DEFAULT_DATA, main
+from benchmarks.locomo.run import main
 from benchmarks.memory import read_jsonl
 
 pytestmark = [pytest.mark.integration, pytest.mark.llm]
+MINI = Path(__file__).resolve().parents[2] / "data" / "locomo_mini.json"
 
 
 @pytest.mark.timeout(3600)
 def test_two_locomo_questions(lm_api_base: str, tmp_path: Path) -> None:
-    if not DEFAULT_DATA.is_file():
-        pytest.skip(f"LOCOMO data not at {DEFAULT_DATA}")
     argv = [
-        "--sessions", "1", "--turns", "5", "--systems", "agent,rag", "--mode", "fast",
+        "--data", str(MINI), "--conversation", "conv-mini", "--sessions", "1",
+        "--systems", "agent,rag", "--mode", "fast",
         "--api-base", lm_api_base, "--db", str(tmp_path / "g.sqlite"),
         "--out-dir", str(tmp_path), "--tag", "it",
     ]  # fmt: skip
@@ -33,7 +34,7 @@ def test_two_locomo_questions(lm_api_base: str, tmp_path: Path) -> None:
     result = json.loads((tmp_path / "locomo_it.json").read_text())
     records = read_jsonl(tmp_path / "locomo_it.jsonl")
     assert result["questions"] == 2 and len(records) == 4
-    assert {r["qid"] for r in records} == {"conv-26:q0", "conv-26:q4"}
+    assert {r["qid"] for r in records} == {"conv-mini:q0", "conv-mini:q1"}
     for r in records:
         assert r["error"] is None, r
         assert r["answer"].strip(), r
@@ -52,6 +53,6 @@ def test_two_locomo_questions(lm_api_base: str, tmp_path: Path) -> None:
     # context recall on the same store, no LLM: five turns fit every system's context, so
     # each shows the gold turn of both questions
     assert context_recall.main(argv) == 0
-    recall = json.loads((tmp_path / "context_recall_conv-26_it.json").read_text())
+    recall = json.loads((tmp_path / "context_recall_conv-mini_it.json").read_text())
     assert recall["questions"] == {"1-4": 2, "5": 0}
     assert recall["context_recall"]["1-4"] == {"agent": 1.0, "rag": 1.0, "full_context": 1.0}

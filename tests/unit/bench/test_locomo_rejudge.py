@@ -8,9 +8,10 @@ from pathlib import Path
 from typing import Any
 
 import dspy
+import pytest
 from dspy.utils import DummyLM
 
-from benchmarks.locomo.data import questions_by_qid
+from benchmarks.locomo.data import LOCOMO_DATA_ENV, questions_by_qid
 from benchmarks.locomo.judge import Judge
 from benchmarks.locomo.rejudge import accuracy_change, main, rejudge_rows, with_llm
 from benchmarks.memory import read_jsonl
@@ -77,5 +78,16 @@ def test_missing_inputs_are_one_clear_error(tmp_path: Path, capsys: Any) -> None
     assert main([str(tmp_path / "none.jsonl"), "--rules-only"]) == 2
     assert "no answers in" in capsys.readouterr().err
     argv = [str(answers_file(tmp_path)), "--data", str(tmp_path / "no.json"), "--rules-only"]
-    assert main(argv) == 2
-    assert "LOCOMO data not found" in capsys.readouterr().err
+    with pytest.raises(SystemExit, match="LOCOMO data not found at .*no.json: give --data"):
+        main(argv)
+
+
+def test_without_data_the_error_names_the_flag_and_the_variable(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.delenv(LOCOMO_DATA_ENV, raising=False)
+    with pytest.raises(SystemExit, match=f"PATH/locomo10.json or set {LOCOMO_DATA_ENV}"):
+        main([str(answers_file(tmp_path)), "--rules-only"])
+    monkeypatch.setenv(LOCOMO_DATA_ENV, str(tmp_path / "elsewhere.json"))
+    with pytest.raises(SystemExit, match="not found at .*elsewhere.json"):
+        main([str(answers_file(tmp_path)), "--rules-only"])
