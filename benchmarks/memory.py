@@ -124,12 +124,26 @@ def head_commit() -> str:
     return head.stdout.strip() or "unknown"
 
 
+def repo_path(path: Path) -> str:
+    """``path`` relative to the repository when it lies inside it, else as given."""
+    try:
+        return path.resolve().relative_to(REPO).as_posix()
+    except ValueError:
+        return str(path)
+
+
+def portable_args(argv: Sequence[str]) -> list[str]:
+    """``argv`` with each absolute path inside the repository made relative to it, so a
+    recorded command runs from any clone."""
+    return [repo_path(Path(a)) if a.startswith(f"{REPO}/") else a for a in argv]
+
+
 def provenance(module: str, argv: Sequence[str], **extra: Any) -> dict[str, Any]:
-    """The exact command (``python -m module argv``), commit, time, host load and Python of
-    a run (the commit is taken when it starts)."""
+    """The exact command (``python -m module argv``, paths in the repository relative to
+    it), commit, time, host load and Python of a run (the commit is taken when it starts)."""
     load = os.getloadavg() if hasattr(os, "getloadavg") else (0.0, 0.0, 0.0)
     return {
-        "command": shlex.join([".venv/bin/python", "-m", module, *argv]),
+        "command": shlex.join([".venv/bin/python", "-m", module, *portable_args(argv)]),
         "commit": head_commit(),
         "started_at": datetime.now(UTC).replace(tzinfo=None).isoformat(timespec="seconds"),
         "load_avg_1_5_15": [round(x, 2) for x in load],

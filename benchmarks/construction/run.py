@@ -62,7 +62,7 @@ from apexmem_neo.search.embedder import SentenceTransformerEmbedder
 from apexmem_neo.settings import Settings
 from apexmem_neo.store.sqlite import SQLiteGraphStore
 from benchmarks.locomo.data import add_data_argument, locomo_data
-from benchmarks.memory import head_commit
+from benchmarks.memory import head_commit, portable_args
 
 REPO = Path(__file__).resolve().parents[2]
 PUBLISHED = REPO / "benchmarks" / "published" / "construction.json"
@@ -507,7 +507,9 @@ def measured(
     compared = ingest_interleaved(arms, turns, compare, str(args.data))
     summaries = {arm.name: arm_summary(arm, sample, sessions, compared, args) for arm in arms}
     return {
-        "command": " ".join([".venv/bin/python -m benchmarks.construction.run", *sys.argv[1:]]),
+        "command": " ".join(
+            [".venv/bin/python -m benchmarks.construction.run", *portable_args(sys.argv[1:])]
+        ),
         "commit": commit,
         "date": datetime.now(UTC).date().isoformat(),
         "model": arms[0].pipeline.runner.lm.model,

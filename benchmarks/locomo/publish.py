@@ -53,11 +53,10 @@ from pathlib import Path
 from typing import Any
 
 from benchmarks.locomo.data import CATEGORY_NAMES, PAPER_CATEGORIES
-from benchmarks.memory import read_jsonl
+from benchmarks.memory import portable_args, read_jsonl, repo_path
 from benchmarks.published_results import PUBLISHED, answers_path
 
 RESAMPLES = 2000
-REPO = Path(__file__).resolve().parents[2]
 HAND_NOTE = (
     "hand grades: each answer graded by hand blind to the judge's verdict (the sheet held no "
     "verdict), by the one written grader's rule in benchmarks/locomo/judge_check.py's "
@@ -315,14 +314,6 @@ def with_hand(
     ]
 
 
-def repo_path(path: Path) -> str:
-    """``path`` relative to the repo when it lies inside it."""
-    try:
-        return path.resolve().relative_to(REPO).as_posix()
-    except ValueError:
-        return str(path)
-
-
 def pool_refusal(runs: Sequence[tuple[dict[str, Any], Sequence[dict[str, Any]]]]) -> str | None:
     """Why ``runs`` cannot be published as one (a single line), or None: they must be two or
     more, one conversation each, made at one commit with the same systems, model, judge and
@@ -359,7 +350,7 @@ def portable_command(command: str) -> str:
     """The run's command with its LOCOMO file named as LOCOMO ships it (``locomo10.json``;
     a run may read a copy holding some of its conversations, which are the same) and paths
     inside this repository relative to it, so it runs from any clone."""
-    words = [repo_path(Path(w)) if w.startswith(f"{REPO}/") else w for w in command.split()]
+    words = portable_args(command.split())
     for i, word in enumerate(words):
         if word == "--data" and i + 1 < len(words):
             words[i + 1] = "locomo10.json"

@@ -11,7 +11,6 @@ from typing import Any
 import pytest
 
 from benchmarks.locomo.publish import (
-    REPO,
     answers_path,
     bootstrap_interval,
     main,
@@ -19,6 +18,7 @@ from benchmarks.locomo.publish import (
     portable_command,
     published,
 )
+from benchmarks.memory import REPO
 from benchmarks.published_results import REQUIRED, results_table
 
 

@@ -10,7 +10,8 @@ from typing import Any
 
 import pytest
 
-from benchmarks.locomo.publish import REPO, hand_grades, main, published, repo_path, with_hand
+from benchmarks.locomo.publish import hand_grades, main, published, with_hand
+from benchmarks.memory import REPO, repo_path
 from benchmarks.published_results import results_table
 from tests.unit.bench.test_locomo_publish import four, run_summary, write_run
 
