@@ -41,7 +41,7 @@ rm -rf "$SMOKE_WORK" benchmarks/results/*_smoke.* benchmarks/results/*_smoke_*.p
 # question and arm, so that step was cut to 3 questions. The third (2026-12-03, from nothing):
 # locomo 680 s, temporal 145 s, SQL vs Cypher 442 s (3 questions, ~37 s per question and arm),
 # 1267 s in all: the SQL-vs-Cypher step asks 8 questions again (~1200 s expected).
-run_step locomo $BENCH.locomo.run --data tests/data/locomo_mini.json --conversation conv-mini \
+run_step locomo $BENCH.locomo.run --data tests/data/mini_conversation.json --conversation conv-mini \
     --tag smoke --db "$SMOKE_WORK/locomo-conv-mini.sqlite"
 run_step temporal $BENCH.temporal.run --conversations 1 --attributes 1 --tag smoke \
     --work-dir "$SMOKE_WORK"

@@ -1,9 +1,9 @@
 """The LOCOMO QA harness end to end through the local LLM, on 2 questions.
 
 Ingests session 1 (5 turns) of an invented conversation in LOCOMO's format
-(``tests/data/locomo_mini.json``, whose session 1 answers exactly two of its three questions:
-a temporal one and a single-hop one), asks them through the agent and the RAG baseline,
-judges, and writes the result files.
+(``tests/data/mini_conversation.json``, whose session 1 answers exactly two of its three
+questions: a temporal one and a single-hop one), asks them through the agent and the RAG
+baseline, judges, and writes the result files.
 A second run must answer nothing again (resumable) and reuse the ingest.
 """
 
@@ -19,7 +19,7 @@ from benchmarks.locomo.run import main
 from benchmarks.memory import read_jsonl
 
 pytestmark = [pytest.mark.integration, pytest.mark.llm]
-MINI = Path(__file__).resolve().parents[2] / "data" / "locomo_mini.json"
+MINI = Path(__file__).resolve().parents[2] / "data" / "mini_conversation.json"
 
 
 @pytest.mark.timeout(3600)
