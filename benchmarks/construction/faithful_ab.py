@@ -38,12 +38,11 @@ from apexmem_neo.construction.loaders import load_locomo
 from apexmem_neo.store.sqlite import SQLiteGraphStore
 from benchmarks.construction.run import (
     TEXT_DTYPES,
-    _portable,
     remeasured,
     value_said,
 )
 from benchmarks.construction.run import _args as run_args
-from benchmarks.locomo.data import add_data_argument, locomo_data
+from benchmarks.locomo.data import add_data_argument, locomo_data, portable_command
 
 PUBLISHED: Final = Path(__file__).resolve().parents[1] / "published" / "construction_faithful.json"
 CAPTION: Final = re.compile(r"\s*\[shares a photo: (.*)\]\s*$", re.S)
@@ -191,8 +190,9 @@ def published(
     return {
         "order": 5,
         "name": "Faithful memory on LOCOMO: the extraction before and after issue 48",
-        "command": f"{_portable(after['command'])} (after, at {after['commit'][:7]}) and "
-        f"{_portable(before['command'])} (before, at {before['commit'][:7]}), started together; "
+        "command": f"{portable_command(after['command'])} (after, at {after['commit'][:7]}) "
+        f"and {portable_command(before['command'])} (before, at {before['commit'][:7]}), "
+        "started together; "
         f"then python -m benchmarks.construction.faithful_ab {args.argv}",
         "commit": after["commit"],
         "date": after["date"],

@@ -61,7 +61,7 @@ from apexmem_neo.ontology.lexicon import offered_properties
 from apexmem_neo.search.embedder import SentenceTransformerEmbedder
 from apexmem_neo.settings import Settings
 from apexmem_neo.store.sqlite import SQLiteGraphStore
-from benchmarks.locomo.data import add_data_argument, locomo_data
+from benchmarks.locomo.data import add_data_argument, locomo_data, portable_command
 from benchmarks.memory import head_commit, portable_args
 
 REPO = Path(__file__).resolve().parents[2]
@@ -390,12 +390,6 @@ def speedups(summaries: dict[str, dict[str, Any]], compared: list[int]) -> dict[
     return result
 
 
-def _portable(command: str) -> str:
-    """The command with its ``--data`` path reduced to the file's name: the LOCOMO file lives
-    outside the repository, wherever its reader keeps it."""
-    return re.sub(r"(--data[ =])(\S+)", lambda m: m[1] + Path(m[2]).name, command)
-
-
 def _share(cov: dict[str, Any]) -> dict[str, Any]:
     covered, n = cov["covered"], cov["observations"]
     return {"successes": covered, "n": n, "rate": round(covered / n, 3) if n else 0.0}
@@ -435,7 +429,7 @@ def publish(record: dict[str, Any], args: argparse.Namespace) -> None:
     published = {
         "order": 4,
         "name": "Memory construction: compact extraction vs the earlier (full) extraction",
-        "command": _portable(record["command"]),
+        "command": portable_command(record["command"]),
         "commit": record["commit"],
         "date": record["date"],
         "model": record["model"],

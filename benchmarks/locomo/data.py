@@ -18,6 +18,7 @@ from typing import Any, Final
 from pydantic import BaseModel
 
 from apexmem_neo.construction.loaders import TurnInput, locomo_turns, parse_locomo_time
+from benchmarks.memory import portable_args
 
 CATEGORY_NAMES = {
     1: "multi-hop",
@@ -48,16 +49,28 @@ LOCOMO_DATA_ENV: Final = "APEXMEM_LOCOMO_DATA"
 LOCOMO_SOURCE: Final = "data/locomo10.json of github.com/snap-research/locomo"
 
 
-def add_data_argument(parser: argparse.ArgumentParser, required: bool = True) -> None:
+def add_data_argument(parser: argparse.ArgumentParser) -> None:
     """``--data``: the LOCOMO file. The project ships no LOCOMO text, so there is no default
     path; ``locomo_data`` reads ``$APEXMEM_LOCOMO_DATA`` when the flag is not given."""
-    need = "" if required else " (optional)"
     parser.add_argument(
         "--data",
         type=Path,
         default=None,
-        help=f"the LOCOMO JSON file, locomo10.json{need}; default ${LOCOMO_DATA_ENV}",
+        help=f"the LOCOMO JSON file, locomo10.json; default ${LOCOMO_DATA_ENV}",
     )
+
+
+def portable_command(command: str) -> str:
+    """A recorded command with its LOCOMO file named as LOCOMO ships it (``locomo10.json``;
+    a run may read a copy holding some of its conversations, which are the same) and paths
+    inside this repository relative to it, so it runs from any clone."""
+    words = portable_args(command.split())
+    for i, word in enumerate(words):
+        if word == "--data" and i + 1 < len(words):
+            words[i + 1] = "locomo10.json"
+        elif word.startswith("--data="):
+            words[i] = "--data=locomo10.json"
+    return " ".join(words)
 
 
 def locomo_data(path: Path | None) -> Path:

@@ -52,8 +52,8 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
-from benchmarks.locomo.data import CATEGORY_NAMES, PAPER_CATEGORIES
-from benchmarks.memory import portable_args, read_jsonl, repo_path
+from benchmarks.locomo.data import CATEGORY_NAMES, PAPER_CATEGORIES, portable_command
+from benchmarks.memory import read_jsonl, repo_path
 from benchmarks.published_results import PUBLISHED, answers_path
 
 RESAMPLES = 2000
@@ -344,19 +344,6 @@ ANSWER_FIELDS = ("qid", "system", "category", "answer", "correct")
 def answer_rows(records: Sequence[dict[str, Any]]) -> list[dict[str, Any]]:
     """The run's answers as kept beside its summary: only ids, the answer and its verdict."""
     return [{k: r.get(k) for k in ANSWER_FIELDS} for r in records]
-
-
-def portable_command(command: str) -> str:
-    """The run's command with its LOCOMO file named as LOCOMO ships it (``locomo10.json``;
-    a run may read a copy holding some of its conversations, which are the same) and paths
-    inside this repository relative to it, so it runs from any clone."""
-    words = portable_args(command.split())
-    for i, word in enumerate(words):
-        if word == "--data" and i + 1 < len(words):
-            words[i + 1] = "locomo10.json"
-        elif word.startswith("--data="):
-            words[i] = "--data=locomo10.json"
-    return " ".join(words)
 
 
 def table_row(

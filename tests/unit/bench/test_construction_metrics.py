@@ -7,7 +7,7 @@ from typing import Any
 
 from apexmem_neo.llm.extract_compact import CompactFact
 from benchmarks.construction.output_cost import grounded as grounded_in_reply
-from benchmarks.construction.run import _portable, grounded, value_said
+from benchmarks.construction.run import grounded, value_said
 from benchmarks.memory import REPO, provenance
 
 TURN = "Lost my job as a banker yesterday, so I'm gonna start my own dance studio!"
@@ -44,15 +44,6 @@ def test_a_replys_grounded_facts_are_its_text_values_found_in_the_turn() -> None
         CompactFact(subject="Jon", property="lost_job", value=True),
     ]
     assert grounded_in_reply(facts, TURN) == 1
-
-
-def test_the_published_command_names_the_data_file_not_where_it_lies() -> None:
-    assert (
-        _portable("x --data /a/b/locomo10.json --sessions 2")
-        == "x --data locomo10.json --sessions 2"
-    )
-    assert _portable("x --data=/a/locomo10.json") == "x --data=locomo10.json"
-    assert _portable("x --conversation conv-30") == "x --conversation conv-30"
 
 
 def test_a_recorded_command_names_paths_in_the_repository_relative_to_it() -> None:

@@ -10,12 +10,12 @@ from typing import Any
 
 import pytest
 
+from benchmarks.locomo.data import portable_command
 from benchmarks.locomo.publish import (
     answers_path,
     bootstrap_interval,
     main,
     paired_difference,
-    portable_command,
     published,
 )
 from benchmarks.memory import REPO
