@@ -10,7 +10,8 @@ speed (the server's own timings), whether the reply parses, the facts written an
 of them are grounded (a text value found in the turn itself, not only in its context).
 
 Usage (from the repo root; the local LLM server running):
-    .venv/bin/python -m benchmarks.construction.output_cost --turns 8 --arms schema,object,none
+    .venv/bin/python -m benchmarks.construction.output_cost --data locomo10.json \
+        --turns 8 --arms schema,object,none
 """
 
 from __future__ import annotations

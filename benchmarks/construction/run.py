@@ -22,7 +22,8 @@ Per arm, for the turns it ingested into its fresh SQLite store:
   baseline's seconds per turn over each other arm's, with the per-session ratios beside it.
 
 Usage (from the repo root):
-    .venv/bin/python -m benchmarks.construction.run --conversation conv-30 --sessions 10 \\
+    .venv/bin/python -m benchmarks.construction.run --data locomo10.json \\
+        --conversation conv-30 --sessions 10 \\
         --compare-sessions 3 --arms compact,baseline --publish
 ``--data`` names the LOCOMO file (default ``$APEXMEM_LOCOMO_DATA``); without one the run
 stops with one line naming the fix. Results go to

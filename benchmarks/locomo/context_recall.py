@@ -8,8 +8,9 @@ retrieval found from what the model made of it: a system with high context recal
 judge accuracy loses its answers in the model, not in the search.
 
 Usage (from the repo root):
-    .venv/bin/python -m benchmarks.locomo.context_recall --conversation conv-26
-    .venv/bin/python -m benchmarks.locomo.context_recall --conversation conv-26 \
+    .venv/bin/python -m benchmarks.locomo.context_recall --data locomo10.json --conversation conv-26
+    .venv/bin/python -m benchmarks.locomo.context_recall --data locomo10.json \
+        --conversation conv-26 \
         --prefetch-entities 0 --tag turns-only
 Output: a table, and benchmarks/results/context_recall_<conversation>[_TAG].json.
 """

@@ -14,10 +14,12 @@ Systems (--systems, comma-separated): ``agent`` (the memory agent in --mode, by 
 context, always in mode ``fast`` whatever --mode says), ``rag`` and ``full_context``.
 
 Usage (from the repo root):
-    .venv/bin/python -m benchmarks.locomo.run --sessions 2 --limit 20
-    .venv/bin/python -m benchmarks.locomo.run --model anthropic/claude-3-5-haiku-latest \
+    .venv/bin/python -m benchmarks.locomo.run --data locomo10.json --sessions 2 --limit 20
+    .venv/bin/python -m benchmarks.locomo.run --data locomo10.json \
+        --model anthropic/claude-3-5-haiku-latest \
         --judge-model anthropic/claude-3-5-haiku-latest --tag haiku
-    .venv/bin/python -m benchmarks.locomo.run --conversation conv-44 --categories 1,2,3,4 \
+    .venv/bin/python -m benchmarks.locomo.run --data locomo10.json \
+        --conversation conv-44 --categories 1,2,3,4 \
         --systems agent,agent_fast,rag,full_context --tag conv-44   # both agent modes
 ``--data`` names the LOCOMO file (default ``$APEXMEM_LOCOMO_DATA``); without one the run
 stops with one line naming the fix. Output: benchmarks/results/locomo[_TAG].{json,jsonl,md,*.png}.

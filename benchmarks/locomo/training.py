@@ -8,7 +8,8 @@ conversation gives both a training and a development set. Only tuning conversati
 here: a conversation used for training is never reported as evaluation.
 
 Usage (from the repo root):
-    .venv/bin/python -m benchmarks.locomo.training --conversation conv-30 --sessions 10 \\
+    .venv/bin/python -m benchmarks.locomo.training --data locomo10.json \\
+        --conversation conv-30 --sessions 10 \\
         --skip-sessions 3 --out benchmarks/results/train_conv-30.jsonl
 """
 

@@ -8,7 +8,8 @@ time, warm) and documents per second; for the two runtimes a user can choose, th
 recall of hybrid search with that arm's own vectors (no embedding cache), on the embedded
 index.
 
-    .venv/bin/python -m benchmarks.search.embed_runtime [--rounds 5] [--publish]
+    .venv/bin/python -m benchmarks.search.embed_runtime --data locomo10.json \
+        [--rounds 5] [--publish]
 """
 
 from __future__ import annotations
