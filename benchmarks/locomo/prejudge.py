@@ -136,11 +136,16 @@ def holds_most_gold_words(answer: str, gold: str) -> bool:
     them or at least two thirds and at least two: "we took second place at the city open"
     for "Taking second place at the city chess open". A number must match exactly, so "17
     February 2023" never passes for "16 February, 2023"; "2 kids" passes for "two kids"."""
-    answer, gold = digits_for_words(answer), digits_for_words(gold)
-    if not set(_NUMBER.findall(gold)) <= set(_NUMBER.findall(answer)):
+    if not _gives_gold_numbers(answer, gold):
         return False
     wanted = content_stems(gold)
     return bool(wanted) and _mostly_found(wanted, content_stems(answer))
+
+
+def _gives_gold_numbers(answer: str, gold: str) -> bool:
+    """Whether every number of the gold (number words read as digits) is in the answer."""
+    wanted = set(_NUMBER.findall(digits_for_words(gold)))
+    return wanted <= set(_NUMBER.findall(digits_for_words(answer)))
 
 
 _NEGATION: Final = re.compile(r"\b(?:not|no|never|none|\w+n['\u2019]t)\b", re.IGNORECASE)
@@ -152,8 +157,7 @@ def holds_gold_beyond_question(question: str, answer: str, gold: str) -> bool:
     "What kind of assignment ...". Never when the answer negates and the gold does not."""
     if _NEGATION.search(answer) and not _NEGATION.search(gold):
         return False
-    answer_digits, gold_digits = digits_for_words(answer), digits_for_words(gold)
-    if not set(_NUMBER.findall(gold_digits)) <= set(_NUMBER.findall(answer_digits)):
+    if not _gives_gold_numbers(answer, gold):
         return False
     wanted = content_stems(gold) - content_stems(question) - _FILLER_STEMS
     return bool(wanted) and wanted <= content_stems(answer)
